@@ -1,0 +1,33 @@
+# Two commands work on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean-cache clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,plot]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m loynes demo --out demo_output
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest --doctest-modules recursions coupling loynes tests --nbmake notebooks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: $(STAMP)
+	for f in benchmarks/*.py; do $(PY) $$f || exit 1; done
+
+clean-cache:
+	find . -path ./$(VENV) -prune -o \( -name '*.nbi' -o -name '*.nbc' \) -print -delete
+
+clean: clean-cache
+	rm -rf $(VENV) demo_output .pytest_cache .hypothesis

@@ -1,0 +1,55 @@
+"""Stochastic recursions of parallel-server queues: maps, inputs and forward iteration.
+
+Where things are
+----------------
+==============================  ====================================================
+name                             module
+==============================  ====================================================
+``dists`` (laws)                 :mod:`recursions.dists`
+``Poisson``, ``Renewal``,        :mod:`recursions.inputs`
+``Periodic``, ``MarkovModulated``
+``JSW``, ``JpSW``, ``Loss``,     :mod:`recursions.systems` (objects) and
+``RandomRouting``, ``JIQ``,      :mod:`recursions.maps` (the compiled maps, one function
+``LeastOfD``, ``Envelope``,      each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
+``SplitBound``                   ``jiq``, ``least_of_d``, ``envelope``, ``split``)
+``simulate``,                    :mod:`recursions.simulate` (drivers in
+``SimulationResult``             :mod:`recursions._engine`)
+``Estimate``                     :mod:`recursions.estimate`
+==============================  ====================================================
+
+Examples
+--------
+>>> import recursions as rc
+>>> res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), steps=10_000, rng=1)
+>>> 0 < res.p_wait.value < 1
+True
+"""
+
+from . import dists
+from .estimate import Estimate
+from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
+from .simulate import SimulationResult, simulate
+from .systems import JIQ, JSW, Envelope, JpSW, LeastOfD, Loss, RandomRouting, SplitBound, System
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "JIQ",
+    "JSW",
+    "Envelope",
+    "Estimate",
+    "Input",
+    "JpSW",
+    "LeastOfD",
+    "Loss",
+    "MarkovModulated",
+    "Periodic",
+    "Poisson",
+    "RandomRouting",
+    "Renewal",
+    "SimulationResult",
+    "SplitBound",
+    "System",
+    "dists",
+    "simulate",
+]

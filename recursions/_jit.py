@@ -1,0 +1,50 @@
+"""The one place that sets numba's jit options for the whole project.
+
+Every compiled kernel is decorated with :func:`jit`: ``nopython`` mode, ``cache=True`` (so a
+second process pays no compilation) and *no* ``fastmath``, which would let the compiler reorder
+comparisons and break the exact ordering of sorted workload vectors.
+
+Numba's cache does not notice when a function *called* by a cached kernel changes; after
+editing a kernel run ``make clean-cache`` (fresh clones, as in CI, start clean anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numba
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+
+
+def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
+    """Compile ``fn`` with the project's jit options.
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The function to compile. When omitted, a decorator is returned.
+    parallel : bool, default False
+        Enable ``numba.prange`` loops (used by the replication drivers only).
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher or callable
+        The compiled function, or a decorator.
+
+    Examples
+    --------
+    >>> from recursions._jit import jit
+    >>> @jit
+    ... def add(a, b):
+    ...     return a + b
+    >>> add(1.0, 2.0)
+    3.0
+    """
+    options = dict(JIT_OPTIONS, parallel=parallel)
+    if fn is None:
+        return lambda f: numba.njit(**options)(f)
+    return numba.njit(**options)(fn)

@@ -1,0 +1,104 @@
+"""Point estimates with standard errors, and batch means."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Estimate", "ratio_estimate"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its standard error.
+
+    ``float(e)`` is ``e.value``; ``e.ci()`` a normal confidence interval.
+
+    Parameters
+    ----------
+    value : float
+        The estimate.
+    se : float
+        Its standard error (batch means); ``nan`` when it cannot be computed.
+
+    Examples
+    --------
+    >>> e = Estimate(0.5, 0.01)
+    >>> float(e), e.ci(0.95)
+    (0.5, (0.4804, 0.5196))
+    """
+
+    value: float
+    se: float
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def ci(self, level: float = 0.95) -> tuple[float, float]:
+        """Normal confidence interval ``value -/+ z se``, rounded to 4 significant digits.
+
+        Parameters
+        ----------
+        level : float
+            Confidence level in (0, 1).
+
+        Returns
+        -------
+        tuple of float
+        """
+        from scipy.stats import norm
+
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), got {level}")
+        z = float(norm.ppf(0.5 + level / 2))
+        lo, hi = self.value - z * self.se, self.value + z * self.se
+        return (_sig(lo), _sig(hi))
+
+    def __format__(self, spec: str) -> str:
+        spec = spec or ".4g"
+        return f"{format(self.value, spec)} ± {format(self.se, spec)}"
+
+    def __str__(self) -> str:
+        return format(self, "")
+
+
+def _sig(x: float, digits: int = 4) -> float:
+    if x == 0 or not math.isfinite(x):
+        return x
+    return round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
+
+
+def ratio_estimate(num: np.ndarray, den: np.ndarray) -> Estimate:
+    """Ratio of sums with a batch-means standard error.
+
+    Parameters
+    ----------
+    num, den : numpy.ndarray
+        Per-batch sums of numerator and denominator (any shape; batches are pooled).
+
+    Returns
+    -------
+    Estimate
+        ``sum(num) / sum(den)``, with the standard error of the mean of the batch ratios
+        (batches of roughly equal size), or ``nan`` with fewer than two usable batches.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ratio_estimate(np.array([1.0, 3.0]), np.array([2.0, 2.0]))
+    Estimate(value=1.0, se=0.5)
+    """
+    num = np.asarray(num, dtype=np.float64).ravel()
+    den = np.asarray(den, dtype=np.float64).ravel()
+    total = den.sum()
+    if total <= 0:
+        return Estimate(math.nan, math.nan)
+    value = float(num.sum() / total)
+    ok = den > 0
+    k = int(ok.sum())
+    if k < 2:
+        return Estimate(value, math.nan)
+    r = num[ok] / den[ok]
+    return Estimate(value, float(r.std(ddof=1) / math.sqrt(k)))

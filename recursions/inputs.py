@@ -1,0 +1,532 @@
+"""Arrival inputs: the sequence of (service time sigma_n, interarrival time tau_n).
+
+MATH.md §1: customer ``C_n`` arrives at ``T_n`` with service time ``sigma_n`` and
+``tau_n = T_{n+1} - T_n``, on a stationary ergodic space ``(Omega, P, theta)``.
+
+* :class:`Renewal` -- i.i.d. interarrival and service times (G/G inputs).
+* :class:`Poisson` -- a renewal input with exponential interarrivals (M/G inputs).
+* :class:`Periodic` -- a finite ``Omega`` with ``theta`` the cyclic shift: deterministic periodic
+  sequences, started at a given or uniformly random phase (the stationary version).
+* :class:`MarkovModulated` -- laws switched by a stationary finite Markov chain on the customer
+  index (run backwards in time with the time-reversed chain).
+
+Every input can be drawn **forward** (:meth:`Input.forward`) or **backward in time**
+(:meth:`Input.backward`): the backward draws at time ``-k`` do not depend on the horizon asked
+for, as the backward Loynes scheme and coupling from the past require.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._jit import jit
+from ._rng import BLOCK, BlockRng, forward_generator
+from .dists import Exponential, Law, as_law
+
+__all__ = [
+    "BackwardStream",
+    "ForwardStream",
+    "Input",
+    "MarkovModulated",
+    "Periodic",
+    "Poisson",
+    "Renewal",
+]
+
+
+def _positive_finite(value: Any, name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return x
+
+
+class Input(ABC):
+    """Base class of arrival inputs.
+
+    Subclasses implement three hooks on a *carry* (the environment state at a time boundary:
+    ``None`` for i.i.d. inputs, a phase for periodic ones, a Markov state for modulated ones).
+    """
+
+    # -- the hooks -------------------------------------------------------------------------
+    @abstractmethod
+    def _start(self, gen: np.random.Generator) -> Any:
+        """Draw the environment at time 0 (its stationary law)."""
+
+    @abstractmethod
+    def _forward(self, gens: tuple[np.random.Generator, ...], n: int, carry: Any):
+        """Times ``t .. t+n-1`` given the environment ``carry`` at ``t``; returns new carry."""
+
+    def _backward(self, gens: tuple[np.random.Generator, ...], n: int, carry: Any):
+        """Times ``t-n .. t-1`` (ascending) given the environment at ``t``; returns it at t-n."""
+        return self._forward(gens, n, carry)
+
+    # -- public description ----------------------------------------------------------------
+    @property
+    @abstractmethod
+    def mean_service(self) -> float:
+        """Stationary mean service time ``E[sigma]``."""
+
+    @property
+    @abstractmethod
+    def mean_interarrival(self) -> float:
+        """Stationary mean interarrival time ``E[tau]``."""
+
+    @property
+    def arrival_rate(self) -> float:
+        """Arrival rate ``1 / E[tau]``."""
+        return 1.0 / self.mean_interarrival
+
+    @property
+    def offered_load(self) -> float:
+        """Offered load ``a = E[sigma] / E[tau]`` (in servers)."""
+        return self.mean_service / self.mean_interarrival
+
+    # -- streams ---------------------------------------------------------------------------
+    def forward(self, seed: np.random.SeedSequence) -> ForwardStream:
+        """Open a forward stream (times 0, 1, 2, ...).
+
+        Parameters
+        ----------
+        seed : numpy.random.SeedSequence
+            Seed of this stream.
+
+        Returns
+        -------
+        ForwardStream
+        """
+        return ForwardStream(self, seed)
+
+    def backward(self, seed: np.random.SeedSequence) -> BackwardStream:
+        """Open a time-indexed backward stream (times -1, -2, ...).
+
+        Parameters
+        ----------
+        seed : numpy.random.SeedSequence
+            Seed of this stream.
+
+        Returns
+        -------
+        BackwardStream
+        """
+        return BackwardStream(self, seed)
+
+    def sample(self, n: int, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Draw ``n`` consecutive customers (sigma, tau) forward from time 0.
+
+        Parameters
+        ----------
+        n : int
+            Number of customers.
+        rng : int, Generator, SeedSequence or None
+            Seed.
+
+        Returns
+        -------
+        sigma, tau : numpy.ndarray
+            Service and interarrival times, each of shape ``(n,)``.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> s, t = rc.Periodic(sigma=[1.0, 2.0], tau=[1.5, 1.5], phase=0).sample(3)
+        >>> s.tolist()
+        [1.0, 2.0, 1.0]
+        """
+        from ._rng import as_seed_sequence
+
+        n = _check_count(n, "n")
+        return self.forward(as_seed_sequence(rng)).next(n)
+
+
+def _check_count(n: Any, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"{name} must be >= 0, got {n}")
+    return int(n)
+
+
+class ForwardStream:
+    """Sequential draws of an input from time 0 on; chunking does not change the numbers.
+
+    Parameters
+    ----------
+    inp : Input
+        The input.
+    seed : numpy.random.SeedSequence
+        Its seed.
+    """
+
+    def __init__(self, inp: Input, seed: np.random.SeedSequence) -> None:
+        self._inp = inp
+        self._gens = (forward_generator(seed, 0), forward_generator(seed, 1),
+                      forward_generator(seed, 2))
+        self._carry = inp._start(forward_generator(seed, 3))
+
+    def next(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the next ``n`` (sigma, tau) pairs as two float64 arrays.
+
+        Parameters
+        ----------
+        n : int
+            How many customers.
+
+        Returns
+        -------
+        sigma, tau : numpy.ndarray
+        """
+        sigma, tau, self._carry = self._inp._forward(self._gens, n, self._carry)
+        return sigma, tau
+
+
+class BackwardStream:
+    """Time-indexed draws of an input for negative times.
+
+    Block ``b`` holds times ``-(b+1)B .. -bB-1`` (``B`` = :data:`recursions._rng.BLOCK`),
+    returned in ascending time order. It is generated from a Philox generator keyed by the
+    seed with counter ``b``, and from the environment at time ``-bB`` (for modulated inputs
+    the blocks are chained backwards with the time-reversed chain; the chain's boundary states
+    are cached). The same seed gives the same block whatever else was asked before.
+
+    Parameters
+    ----------
+    inp : Input
+        The input.
+    seed : numpy.random.SeedSequence
+        Its seed.
+    """
+
+    def __init__(self, inp: Input, seed: np.random.SeedSequence) -> None:
+        self._inp = inp
+        self._rngs = (BlockRng(seed, 0), BlockRng(seed, 1), BlockRng(seed, 2))
+        self._carries = [inp._start(BlockRng(seed, 3).generator(0))]
+
+    def block(self, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Draws for block ``b`` (times ``-(b+1)B .. -bB-1``, ascending).
+
+        Parameters
+        ----------
+        b : int
+            Block index, ``b >= 0``.
+
+        Returns
+        -------
+        sigma, tau : numpy.ndarray
+            Each of length ``B``.
+        """
+        if b < 0:
+            raise ValueError(f"block index must be >= 0, got {b}")
+        while len(self._carries) <= b:  # chain boundary states back to block b
+            k = len(self._carries) - 1
+            self._carries.append(self._draw(k)[2])
+        return self._draw(b)[:2]
+
+    def _draw(self, b: int):
+        gens = tuple(r.generator(b) for r in self._rngs)
+        return self._inp._backward(gens, BLOCK, self._carries[b])
+
+    def window(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Draws for times ``-n .. -1`` in ascending order.
+
+        Parameters
+        ----------
+        n : int
+            Horizon.
+
+        Returns
+        -------
+        sigma, tau : numpy.ndarray
+            Each of length ``n``; entry ``i`` belongs to time ``-n + i``.
+        """
+        nblocks = -(-n // BLOCK)
+        parts = [self.block(b) for b in range(nblocks - 1, -1, -1)]
+        sigma = np.concatenate([p[0] for p in parts])[-n:] if n else np.empty(0)
+        tau = np.concatenate([p[1] for p in parts])[-n:] if n else np.empty(0)
+        return sigma, tau
+
+
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Renewal(Input):
+    """Renewal input: i.i.d. interarrival times and i.i.d. service times (G/G).
+
+    Parameters
+    ----------
+    interarrival : Law or frozen scipy.stats distribution
+        Law of ``tau``.
+    service : Law or frozen scipy.stats distribution
+        Law of ``sigma``.
+
+    Examples
+    --------
+    >>> import scipy.stats, recursions as rc
+    >>> inp = rc.Renewal(scipy.stats.gamma(2, scale=0.5), rc.dists.Deterministic(0.8))
+    >>> round(inp.offered_load, 3)
+    0.8
+    """
+
+    interarrival: Any
+    service: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "interarrival", as_law(self.interarrival, "interarrival"))
+        object.__setattr__(self, "service", as_law(self.service, "service"))
+
+    @property
+    def mean_service(self) -> float:  # noqa: D102
+        return float(self.service.mean)
+
+    @property
+    def mean_interarrival(self) -> float:  # noqa: D102
+        return float(self.interarrival.mean)
+
+    def _start(self, gen):
+        return None
+
+    def _forward(self, gens, n, carry):
+        sigma = np.asarray(self.service.sample(gens[0], n), dtype=np.float64)
+        tau = np.asarray(self.interarrival.sample(gens[1], n), dtype=np.float64)
+        return sigma, tau, None
+
+
+class Poisson(Renewal):
+    """Poisson arrivals of rate ``rate`` with i.i.d. service times (M/G).
+
+    Parameters
+    ----------
+    rate : float
+        Arrival rate ``lambda > 0``.
+    service : Law or frozen scipy.stats distribution
+        Law of ``sigma``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> inp = rc.Poisson(rate=1.5, service=rc.dists.Exponential(1.0))
+    >>> inp.offered_load
+    1.5
+    """
+
+    def __init__(self, rate: float, service: Any) -> None:
+        rate = _positive_finite(rate, "rate")
+        super().__init__(Exponential(rate), service)
+        object.__setattr__(self, "rate", rate)
+
+    def __repr__(self) -> str:
+        return f"Poisson(rate={self.rate!r}, service={self.service!r})"
+
+
+@dataclass(frozen=True)
+class Periodic(Input):
+    """Deterministic periodic input: a finite ``Omega`` with ``theta`` the cyclic shift.
+
+    Customer ``n`` has ``sigma[(phase + n) % K]`` and ``tau[(phase + n) % K]``. With
+    ``phase=None`` the phase is drawn uniformly from the seed (the stationary version on the
+    uniform measure of ``Omega``).
+
+    Parameters
+    ----------
+    sigma, tau : sequence of float
+        One period of service and interarrival times (equal lengths ``K``; ``sigma >= 0``,
+        ``tau >= 0``, mean of ``tau`` > 0).
+    phase : int or None
+        Index of the customer at time 0.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> inp = rc.Periodic(sigma=[3.0, 0.0, 0.0], tau=[1.0, 1.0, 1.0], phase=0)
+    >>> inp.mean_service, inp.mean_interarrival
+    (1.0, 1.0)
+    """
+
+    sigma: Any
+    tau: Any
+    phase: int | None = None
+    _s: np.ndarray = field(init=False, repr=False, compare=False)
+    _t: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        s = np.asarray(self.sigma, dtype=np.float64).ravel()
+        t = np.asarray(self.tau, dtype=np.float64).ravel()
+        if s.size == 0 or s.size != t.size:
+            raise ValueError(
+                f"sigma and tau must be non-empty and of equal length, got {s.size} and {t.size}"
+            )
+        for name, a in (("sigma", s), ("tau", t)):
+            if not np.all(np.isfinite(a)) or np.any(a < 0):
+                raise ValueError(f"{name} must hold finite numbers >= 0")
+        if t.mean() <= 0:
+            raise ValueError("tau must have a positive mean")
+        if s.mean() <= 0:
+            raise ValueError("sigma must have a positive mean")
+        if self.phase is not None:
+            if isinstance(self.phase, bool) or not isinstance(self.phase, (int, np.integer)):
+                raise TypeError(f"phase must be an integer or None, got {self.phase!r}")
+            if not 0 <= self.phase < s.size:
+                raise ValueError(f"phase must be in [0, {s.size - 1}], got {self.phase}")
+        object.__setattr__(self, "sigma", tuple(s.tolist()))
+        object.__setattr__(self, "tau", tuple(t.tolist()))
+        object.__setattr__(self, "_s", s)
+        object.__setattr__(self, "_t", t)
+
+    @property
+    def period(self) -> int:
+        """Number of customers in one period."""
+        return self._s.size
+
+    @property
+    def mean_service(self) -> float:  # noqa: D102
+        return float(self._s.mean())
+
+    @property
+    def mean_interarrival(self) -> float:  # noqa: D102
+        return float(self._t.mean())
+
+    def _start(self, gen):
+        return int(self.phase) if self.phase is not None else int(gen.integers(self.period))
+
+    def _forward(self, gens, n, carry):
+        idx = (carry + np.arange(n)) % self.period
+        return self._s[idx], self._t[idx], int((carry + n) % self.period)
+
+    def _backward(self, gens, n, carry):
+        start = (carry - n) % self.period
+        idx = (start + np.arange(n)) % self.period
+        return self._s[idx], self._t[idx], int(start)
+
+
+@jit
+def _markov_path(cum: np.ndarray, start: int, u: np.ndarray, out: np.ndarray) -> int:
+    """Run a chain with cumulative transition rows ``cum`` from ``start`` using uniforms ``u``.
+
+    ``out[i]`` is the state after ``i + 1`` transitions; returns the last state.
+    """
+    x = start
+    k = cum.shape[1]
+    for i in range(u.size):
+        j = 0
+        while j < k - 1 and u[i] >= cum[x, j]:
+            j += 1
+        x = j
+        out[i] = x
+    return x
+
+
+@dataclass(frozen=True)
+class MarkovModulated(Input):
+    """Input whose laws are switched by a stationary finite Markov chain on the customer index.
+
+    The environment ``J_n`` is a Markov chain with transition matrix ``transition``; customer
+    ``n`` has ``tau_n ~ interarrivals[J_n]`` and ``sigma_n ~ services[J_n]``, conditionally
+    independent given the environment. At time 0 the chain is in its stationary law; backward
+    draws use the time-reversed chain ``P^_{ij} = pi_j P_{ji} / pi_i``.
+
+    Parameters
+    ----------
+    transition : array_like, shape (K, K)
+        Irreducible stochastic matrix.
+    interarrivals, services : sequence of laws, length K
+        Laws in each environment state (``recursions.dists`` laws or frozen scipy.stats).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> E = rc.dists.Exponential
+    >>> inp = rc.MarkovModulated([[0.9, 0.1], [0.2, 0.8]], [E(2.0), E(0.5)], [E(1.0), E(1.0)])
+    >>> [round(x, 4) for x in inp.stationary]
+    [0.6667, 0.3333]
+    """
+
+    transition: Any
+    interarrivals: Sequence[Any]
+    services: Sequence[Any]
+    _P: np.ndarray = field(init=False, repr=False, compare=False)
+    _pi: np.ndarray = field(init=False, repr=False, compare=False)
+    _cum: np.ndarray = field(init=False, repr=False, compare=False)
+    _cum_rev: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        P = np.asarray(self.transition, dtype=np.float64)
+        if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
+            raise ValueError(f"transition must be a square matrix, got shape {P.shape}")
+        if not np.all(np.isfinite(P)) or np.any(P < 0) or not np.allclose(P.sum(axis=1), 1.0):
+            raise ValueError("transition must have non-negative rows summing to 1")
+        k = P.shape[0]
+        if len(self.interarrivals) != k or len(self.services) != k:
+            raise ValueError(
+                f"interarrivals and services must each have {k} laws (one per state), got "
+                f"{len(self.interarrivals)} and {len(self.services)}"
+            )
+        ia = tuple(as_law(d, f"interarrivals[{i}]") for i, d in enumerate(self.interarrivals))
+        sv = tuple(as_law(d, f"services[{i}]") for i, d in enumerate(self.services))
+        # stationary law: solve pi (P - I) = 0, sum pi = 1
+        A = np.vstack([P.T - np.eye(k), np.ones(k)])
+        b = np.zeros(k + 1)
+        b[-1] = 1.0
+        pi = np.linalg.lstsq(A, b, rcond=None)[0]
+        unique = np.linalg.matrix_rank(P.T - np.eye(k)) == k - 1
+        if not unique or np.any(pi <= 1e-12) or not np.allclose(pi @ P, pi, atol=1e-9):
+            raise ValueError("transition must be irreducible (a unique positive stationary law)")
+        pi = pi / pi.sum()
+        rev = (P.T * pi[None, :]) / pi[:, None]
+        rev = rev / rev.sum(axis=1, keepdims=True)
+        object.__setattr__(self, "transition", P.tolist())
+        object.__setattr__(self, "interarrivals", ia)
+        object.__setattr__(self, "services", sv)
+        object.__setattr__(self, "_P", P)
+        object.__setattr__(self, "_pi", pi)
+        object.__setattr__(self, "_cum", np.cumsum(P, axis=1))
+        object.__setattr__(self, "_cum_rev", np.cumsum(rev, axis=1))
+
+    @property
+    def stationary(self) -> np.ndarray:
+        """Stationary law ``pi`` of the environment chain."""
+        return self._pi.copy()
+
+    @property
+    def mean_service(self) -> float:  # noqa: D102
+        return float(sum(p * d.mean for p, d in zip(self._pi, self.services)))
+
+    @property
+    def mean_interarrival(self) -> float:  # noqa: D102
+        return float(sum(p * d.mean for p, d in zip(self._pi, self.interarrivals)))
+
+    def _start(self, gen):
+        return int(gen.choice(self._pi.size, p=self._pi))
+
+    def _fill(self, gens, states):
+        n = states.size
+        sigma = np.empty(n)
+        tau = np.empty(n)
+        for k in range(self._pi.size):
+            idx = np.flatnonzero(states == k)
+            sigma[idx] = self.services[k].sample(gens[0], idx.size)
+            tau[idx] = self.interarrivals[k].sample(gens[1], idx.size)
+        return sigma, tau
+
+    def _forward(self, gens, n, carry):
+        # states[0] = carry = J_t, states[i] = J_{t+i}; the new carry is J_{t+n}
+        path = np.empty(n, dtype=np.int64)
+        last = _markov_path(self._cum, carry, gens[2].random(n), path)
+        states = np.concatenate(([carry], path[:-1])) if n else path
+        sigma, tau = self._fill(gens, states)
+        return sigma, tau, int(last) if n else carry
+
+    def _backward(self, gens, n, carry):
+        # path[i] = J_{t-1-i} from the reversed chain; ascending order is path reversed
+        path = np.empty(n, dtype=np.int64)
+        _markov_path(self._cum_rev, carry, gens[2].random(n), path)
+        states = path[::-1].copy()
+        sigma, tau = self._fill(gens, states)
+        return sigma, tau, int(states[0]) if n else carry

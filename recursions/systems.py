@@ -1,0 +1,506 @@
+"""Systems: random maps on sorted workload vectors (MATH.md §2-3).
+
+Each system is a small frozen object holding its parameters; it hands an integer kernel code and
+a parameter array to the compiled drivers (:mod:`recursions.maps`). Use :meth:`System.step` to
+apply the map once while exploring, and :func:`recursions.simulate` to iterate it.
+
+=================================  ==========================================  =============
+class                               map                                          monotone
+=================================  ==========================================  =============
+:class:`JSW`                        Kiefer-Wolfowitz ``G``, FCFS G/G/S          yes
+:class:`JpSW`                       J_{p+1}SW ``G^p``                            no (p >= 1)
+:class:`Loss`                       loss system ``L``                            no
+:class:`RandomRouting`              uniform random server                        yes
+:class:`JIQ`                        idle server, else random                     no
+:class:`LeastOfD`                   least workload of d sampled servers          yes
+:class:`Envelope`                   continuous monotone majorant ``Phi``         yes
+:class:`SplitBound`                 loss(p) + JSW(S - p), exogenous routing      yes (*)
+=================================  ==========================================  =============
+
+(*) in the JSW block, for a fixed loss block (the loss block is exogenous).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import maps
+
+__all__ = [
+    "JIQ",
+    "JSW",
+    "Envelope",
+    "JpSW",
+    "LeastOfD",
+    "Loss",
+    "RandomRouting",
+    "SplitBound",
+    "System",
+]
+
+
+def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be in {rng}, got {v}")
+    return v
+
+
+def _check_scalar(value: Any, name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
+    if not np.isfinite(x) or x < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return x
+
+
+@dataclass(frozen=True)
+class System:
+    """Base class: a random map on sorted workload vectors of length ``servers``.
+
+    Attributes
+    ----------
+    servers : int
+        Number of servers ``S`` (the length of the workload vector).
+    kind : int
+        Kernel code in :mod:`recursions.maps`.
+    uniforms : int
+        Uniforms in ``[0, 1)`` the map consumes per arrival (routing randomness).
+    has_loss : bool
+        Whether customers can be lost.
+    split : int
+        Length of the leading separately sorted block (0: the whole vector is sorted).
+    monotone : bool
+        Whether the map is coordinatewise nondecreasing (MATH.md).
+    """
+
+    servers: int
+    kind: ClassVar[int] = -1
+    uniforms: ClassVar[int] = 0
+    has_loss: ClassVar[bool] = False
+    monotone: ClassVar[bool] = False
+    params: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
+        object.__setattr__(self, "params", self._params())
+
+    def _params(self) -> np.ndarray:
+        return np.zeros(2)
+
+    @property
+    def split(self) -> int:
+        """Length of the leading separately sorted block (0 unless :class:`SplitBound`)."""
+        return 0
+
+    @property
+    def is_loss_system(self) -> bool:
+        """Whether arrivals can be lost (statistics then include ``p_loss``)."""
+        return self.has_loss
+
+    def check_state(self, w: Any, name: str = "w") -> np.ndarray:
+        """Validate a workload vector and return it as a float64 array.
+
+        Parameters
+        ----------
+        w : array_like
+            A vector of length ``servers``, finite, non-negative and sorted ascending (for
+            :class:`SplitBound`: each of its two blocks sorted).
+        name : str
+            Parameter name for error messages.
+
+        Returns
+        -------
+        numpy.ndarray
+            A fresh float64 copy.
+
+        Raises
+        ------
+        ValueError
+            When ``w`` has the wrong length, is not finite, negative or unsorted.
+        """
+        a = np.array(w, dtype=np.float64, copy=True)
+        if a.ndim != 1 or a.size != self.servers:
+            raise ValueError(
+                f"{name} must be a vector of length servers={self.servers}, got shape {a.shape}"
+            )
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite")
+        if np.any(a < 0):
+            raise ValueError(f"{name} must be non-negative, got min {a.min()}")
+        for lo, hi in self._blocks():
+            if np.any(np.diff(a[lo:hi]) < 0):
+                raise ValueError(f"{name} must be sorted ascending{self._block_note()}")
+        return a
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        return [(0, self.servers)]
+
+    def _block_note(self) -> str:
+        return ""
+
+    def innovations(self, gen: np.random.Generator, n: int) -> np.ndarray:
+        """Draw the routing uniforms for ``n`` arrivals, shape ``(n, uniforms)``.
+
+        Parameters
+        ----------
+        gen : numpy.random.Generator
+            Source of randomness.
+        n : int
+            Number of arrivals.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        if self.uniforms == 0:
+            return np.zeros((n, 0))
+        return gen.random((n, self.uniforms))
+
+    def step(self, w: Any, sigma: float, tau: float, u: Any = None) -> np.ndarray:
+        """Apply the map once: the workload seen by the next arrival.
+
+        Parameters
+        ----------
+        w : array_like
+            Current sorted workload vector (seen by the arriving customer).
+        sigma : float
+            Service time of the arriving customer (``>= 0``).
+        tau : float
+            Time until the next arrival (``>= 0``).
+        u : float or array_like, optional
+            Routing uniforms in ``[0, 1)``; required by randomised systems.
+
+        Returns
+        -------
+        numpy.ndarray
+            The new sorted workload vector.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JpSW(2, 1).step([0.0, 1.0], sigma=5.0, tau=0.0)
+        array([1., 5.])
+        >>> rc.JpSW(2, 1).step([0.001, 1.0], sigma=5.0, tau=0.0)
+        array([0.001, 6.   ])
+        """
+        a = self.check_state(w)
+        s = _check_scalar(sigma, "sigma")
+        t = _check_scalar(tau, "tau")
+        uu = self._check_u(u)
+        out, _ = maps.step_once(self.kind, self.params, a, s, t, uu)
+        return out
+
+    def _check_u(self, u: Any) -> np.ndarray:
+        if self.uniforms == 0:
+            return np.zeros(1)
+        if u is None:
+            raise ValueError(
+                f"{type(self).__name__}.step needs u: {self.uniforms} uniform(s) in [0, 1) "
+                "for its routing"
+            )
+        a = np.atleast_1d(np.asarray(u, dtype=np.float64))
+        if a.size != self.uniforms or np.any(~(a >= 0) | (a >= 1)):
+            raise ValueError(f"u must hold {self.uniforms} number(s) in [0, 1), got {u!r}")
+        return a
+
+
+@dataclass(frozen=True)
+class JSW(System):
+    """Join the shortest workload: the Kiefer-Wolfowitz map of FCFS G/G/S.
+
+    ``G(w) = R[(w + sigma e_1 - tau 1)^+]`` (MATH.md §2). ``W(1)`` at an arrival is that
+    customer's FCFS waiting time. Monotone and continuous.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S >= 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.JSW(3).step([0.0, 2.0, 4.0], sigma=3.0, tau=1.0)
+    array([1., 2., 3.])
+    """
+
+    kind: ClassVar[int] = maps.JSW
+    monotone: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class JpSW(System):
+    """J_{p+1}SW: join an idle server if any, else the (p+1)-th smallest workload.
+
+    ``G^p(w) = R[(w + sigma(1{w(1)=0} e_1 + 1{w(1)>0} e_{p+1}) - tau 1)^+]`` (MATH.md §2).
+    ``JpSW(S, 0)`` is :class:`JSW`. Not monotone for ``p >= 1``.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S >= 1``.
+    p : int
+        Rank offset, ``0 <= p <= S - 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.JpSW(3, 2).step([1.0, 2.0, 4.0], sigma=1.0, tau=0.5)
+    array([0.5, 1.5, 4.5])
+    """
+
+    p: int = 0
+    kind: ClassVar[int] = maps.JPSW
+
+    def __post_init__(self) -> None:
+        s = _check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "p", _check_int(self.p, "p", 0, s - 1))
+        super().__post_init__()
+
+    def _params(self) -> np.ndarray:
+        return np.array([float(self.p), 0.0])
+
+    @property
+    def monotone(self) -> bool:  # type: ignore[override]
+        """Monotone only for ``p = 0`` (JSW)."""
+        return self.p == 0
+
+
+@dataclass(frozen=True)
+class Loss(System):
+    """Loss system of ``S`` servers: a customer finding every server busy is lost.
+
+    ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]`` (MATH.md §2). With Poisson arrivals the
+    stationary loss probability is Erlang B, whatever the service law. Not monotone.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``p >= 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.Loss(2).step([0.0, 1.0], sigma=5.0, tau=0.0)
+    array([1., 5.])
+    >>> rc.Loss(2).step([0.5, 1.0], sigma=5.0, tau=0.0)
+    array([0.5, 1. ])
+    """
+
+    kind: ClassVar[int] = maps.LOSS
+    has_loss: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class RandomRouting(System):
+    """Each customer joins a uniformly random server (rank ``floor(u S)``). Monotone.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S >= 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.RandomRouting(2).step([0.0, 1.0], sigma=2.0, tau=0.0, u=0.7)
+    array([0., 3.])
+    """
+
+    kind: ClassVar[int] = maps.RANDOM
+    uniforms: ClassVar[int] = 1
+    monotone: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class JIQ(System):
+    """Join-Idle-Queue: an idle server if any, else a uniformly random one (MATH.md §3).
+
+    Not monotone: ``(0, 10) < (1, 10)`` with ``sigma = 5``, ``tau = 0`` and ``u >= 1/2`` go to
+    ``(5, 10)`` and ``(1, 15)``.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S >= 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.JIQ(2).step([1.0, 10.0], sigma=5.0, tau=0.0, u=0.9)
+    array([ 1., 15.])
+    """
+
+    kind: ClassVar[int] = maps.JIQ
+    uniforms: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class LeastOfD(System):
+    """LL(d): sample ``d`` servers without replacement, join the least workload among them.
+
+    On a sorted vector this joins the smallest of ``d`` uniformly drawn distinct ranks, drawn
+    by inversion of ``P(min rank > r) = C(S-r-1, d) / C(S, d)`` from one uniform. The rank is
+    exogenous, so the map is monotone. ``LeastOfD(S, S)`` is :class:`JSW`; ``d = 1`` is random
+    routing.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S >= 1``.
+    d : int
+        Number of sampled servers, ``1 <= d <= S``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.LeastOfD(4, 2).step([0.0, 1.0, 2.0, 3.0], sigma=1.0, tau=0.0, u=0.1)
+    array([1., 1., 2., 3.])
+    """
+
+    d: int = 2
+    kind: ClassVar[int] = maps.LEAST_OF_D
+    uniforms: ClassVar[int] = 1
+    monotone: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        s = _check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "d", _check_int(self.d, "d", 1, s))
+        super().__post_init__()
+
+    def _params(self) -> np.ndarray:
+        return np.array([float(self.d), 0.0])
+
+
+@dataclass(frozen=True, init=False)
+class Envelope(System):
+    """Continuous monotone majorant of an idle-first system (MATH.md §2, bound 1).
+
+    ``Phi(w) = [R(w + sigma e_r) v R(w - w(1) e_1 + sigma e_1) - tau 1]^+`` where ``r`` is the
+    rank the system joins when all servers are busy (``p + 1`` for J_{p+1}SW, a uniform rank for
+    JIQ) and, for a loss system, the first term is ``w``. It is above the system's map, equal to
+    ``sup_{v < w} G(v)`` whenever ``w(1) > 0``, continuous and monotone, so Loynes' theorem
+    applies to it. For maps that are already monotone (JSW, random routing, LL(d), the split
+    bound) the envelope is the map itself.
+
+    Parameters
+    ----------
+    system : System
+        The system to bound.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.Envelope(rc.JpSW(2, 1)).step([0.001, 1.0], sigma=5.0, tau=0.0)
+    array([1., 6.])
+    """
+
+    system: System = None  # type: ignore[assignment]
+    monotone: ClassVar[bool] = True
+
+    def __init__(self, system: System) -> None:
+        if not isinstance(system, System):
+            raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+        if isinstance(system, Envelope):
+            system = system.system
+        object.__setattr__(self, "system", system)
+        object.__setattr__(self, "servers", system.servers)
+        object.__setattr__(self, "params", self._params())
+
+    @property
+    def _passthrough(self) -> bool:
+        return not isinstance(self.system, (JpSW, JIQ, Loss))
+
+    def _params(self) -> np.ndarray:
+        sys_ = self.system
+        if isinstance(sys_, JpSW):
+            return np.array([float(maps.JPSW), float(sys_.p)])
+        if isinstance(sys_, JIQ):
+            return np.array([float(maps.JIQ), 0.0])
+        if isinstance(sys_, Loss):
+            return np.array([float(maps.LOSS), 0.0])
+        return sys_.params
+
+    # the kernel, uniforms and loss flag follow the bounded system
+    @property
+    def kind(self) -> int:  # type: ignore[override]
+        """Kernel code: the envelope's, or the wrapped monotone system's own."""
+        return self.system.kind if self._passthrough else maps.ENVELOPE
+
+    @property
+    def uniforms(self) -> int:  # type: ignore[override]
+        """Routing uniforms per arrival (as the bounded system)."""
+        return self.system.uniforms
+
+    @property
+    def has_loss(self) -> bool:  # type: ignore[override]
+        """Whether the bounded system loses customers."""
+        return self.system.has_loss
+
+    @property
+    def split(self) -> int:
+        """As the bounded system."""
+        return self.system.split
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        return self.system._blocks()
+
+    def __repr__(self) -> str:
+        return f"Envelope({self.system!r})"
+
+
+@dataclass(frozen=True)
+class SplitBound(System):
+    """Exogenous-routing monotone bound: a p-server loss system plus JSW on ``S - p`` servers.
+
+    The state is ``w = (u, v)``: ``u = w[:p]`` the sorted loss block, ``v = w[p:]`` the sorted
+    JSW block. An arrival joins an idle loss server if there is one, else the least loaded JSW
+    server (MATH.md §2, bound 2: the heavy-traffic splitting of J_{p+1}SW made exact). The loss
+    block does not depend on ``v`` (it is the exogenous routing variable), and for a fixed loss
+    block the map is monotone in ``v``. ``SplitBound(S, 0)`` is :class:`JSW`.
+
+    Parameters
+    ----------
+    servers : int
+        Total number of servers ``S >= 1``.
+    p : int
+        Loss servers, ``0 <= p <= S - 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.SplitBound(3, 1).step([0.5, 0.0, 2.0], sigma=1.0, tau=0.5)
+    array([0. , 0.5, 1.5])
+    """
+
+    p: int = 0
+    kind: ClassVar[int] = maps.SPLIT
+    monotone: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        s = _check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "p", _check_int(self.p, "p", 0, s - 1))
+        super().__post_init__()
+
+    def _params(self) -> np.ndarray:
+        return np.array([float(self.p), 0.0])
+
+    @property
+    def split(self) -> int:
+        """Length ``p`` of the loss block."""
+        return self.p
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        return [(0, self.p), (self.p, self.servers)]
+
+    def _block_note(self) -> str:
+        return f" within each block (loss block w[:{self.p}], JSW block w[{self.p}:])"

@@ -1,0 +1,167 @@
+"""Slow pure-Python twins of every compiled map, written from MATH.md's formulas.
+
+Each function takes a workload vector (any sequence), returns ``(new_vector, found)`` where
+``found`` is the workload at the joined server, or ``-1.0`` when the customer is lost.
+"""
+
+from __future__ import annotations
+
+LOST = -1.0
+
+
+def _drain(v, tau):
+    return [max(x - tau, 0.0) for x in v]
+
+
+def _join(w, r, sigma):
+    v = list(map(float, w))
+    found = v[r]
+    v[r] += sigma
+    return sorted(v), found
+
+
+def jsw(w, sigma, tau):
+    """G(w) = R[(w + sigma e_1 - tau 1)^+]."""
+    v, found = _join(w, 0, sigma)
+    return _drain(v, tau), found
+
+
+def jpsw(w, sigma, tau, p):
+    """G^p(w): idle server if w(1) = 0, else rank p + 1 (1-based)."""
+    r = 0 if w[0] == 0 else p
+    v, found = _join(w, r, sigma)
+    return _drain(v, tau), found
+
+
+def loss(w, sigma, tau):
+    """L(u): join server 1 when idle, else lost."""
+    if w[0] == 0:
+        v, found = _join(w, 0, sigma)
+    else:
+        v, found = list(map(float, w)), LOST
+    return _drain(v, tau), found
+
+
+def random_rank(u, s):
+    return min(int(u * s), s - 1)
+
+
+def random_routing(w, sigma, tau, u):
+    v, found = _join(w, random_rank(u, len(w)), sigma)
+    return _drain(v, tau), found
+
+
+def jiq(w, sigma, tau, u):
+    r = 0 if w[0] == 0 else random_rank(u, len(w))
+    v, found = _join(w, r, sigma)
+    return _drain(v, tau), found
+
+
+def least_of_d_rank(u, d, s):
+    """Least r with P(min of d distinct ranks <= r) > u.
+
+    P(min > r) = C(s-r-1, d) / C(s, d) is built as the running product
+    prod_{i<=r} (s-i-d)/(s-i) in floating point, as the kernel does, so that both land on the
+    same side of u at the boundaries; the exact law is checked in test_least_of_d_rank_law.
+    """
+    q = 1.0
+    for r in range(s):
+        q = q * ((s - r - d) / (s - r))
+        if 1.0 - q > u:
+            return r
+    return s - d
+
+
+def least_of_d(w, sigma, tau, u, d):
+    v, found = _join(w, least_of_d_rank(u, d, len(w)), sigma)
+    return _drain(v, tau), found
+
+
+def envelope(w, sigma, tau, r):
+    """[R(w + sigma e_r) v R(w - w(1) e_1 + sigma e_1) - tau 1]^+ (first term w if r < 0)."""
+    w = list(map(float, w))
+    if r >= 0:
+        a = list(w)
+        a[r] += sigma
+        a = sorted(a)
+    else:
+        a = list(w)
+    b = sorted([sigma, *w[1:]])
+    out = [max(x, y) for x, y in zip(a, b)]
+    if w[0] == 0:
+        found = 0.0
+    elif r >= 0:
+        found = w[r]
+    else:
+        found = LOST
+    return _drain(out, tau), found
+
+
+def split(w, sigma, tau, p):
+    """Loss block w[:p] and JSW block w[p:]."""
+    u, v = list(map(float, w[:p])), list(map(float, w[p:]))
+    if p > 0 and u[0] == 0:
+        found = u[0]
+        u[0] += sigma
+        u.sort()
+    else:
+        found = v[0]
+        v[0] += sigma
+        v.sort()
+    return _drain(u + v, tau), found
+
+
+def apply(name, params, w, sigma, tau, u):
+    """Dispatch by system class name (u: the list of routing uniforms)."""
+    if name == "JSW":
+        return jsw(w, sigma, tau)
+    if name == "JpSW":
+        return jpsw(w, sigma, tau, params["p"])
+    if name == "Loss":
+        return loss(w, sigma, tau)
+    if name == "RandomRouting":
+        return random_routing(w, sigma, tau, u[0])
+    if name == "JIQ":
+        return jiq(w, sigma, tau, u[0])
+    if name == "LeastOfD":
+        return least_of_d(w, sigma, tau, u[0], params["d"])
+    if name == "SplitBound":
+        return split(w, sigma, tau, params["p"])
+    if name == "Envelope":
+        base = params["base"]
+        if base == "JpSW":
+            r = params["p"]
+        elif base == "JIQ":
+            r = random_rank(u[0], len(w))
+        elif base == "Loss":
+            r = -1
+        else:  # monotone systems are their own envelope
+            return apply(base, params, w, sigma, tau, u)
+        return envelope(w, sigma, tau, r)
+    raise KeyError(name)
+
+
+def describe(system):
+    """(name, params) of a recursions system, for :func:`apply`."""
+    name = type(system).__name__
+    params = {}
+    if name in ("JpSW", "SplitBound"):
+        params["p"] = system.p
+    if name == "LeastOfD":
+        params["d"] = system.d
+    if name == "Envelope":
+        inner_name, inner = describe(system.system)
+        params = dict(inner, base=inner_name)
+    return name, params
+
+
+def run(system, w0, sigma, tau, u):
+    """Iterate the naive map; return the states seen by each arrival and what each found."""
+    name, params = describe(system)
+    w = list(map(float, w0))
+    states, founds = [], []
+    for k in range(len(sigma)):
+        states.append(list(w))
+        w, f = apply(name, params, w, float(sigma[k]), float(tau[k]), list(u[k]))
+        founds.append(f)
+    return states, founds, w
