@@ -13,54 +13,76 @@ from ._jit import jit
 from .maps import apply_map
 
 # columns of the per-batch accumulator
-ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY = range(7)
-N_STATS = 7
+ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED = range(8)
+N_STATS = 8
 
 
 @jit
-def _count_above(w, lo, hi, x):
-    """Number of ``w[lo:hi]`` (sorted) strictly above ``x``."""
-    i = lo
-    while i < hi and w[i] <= x:
-        i += 1
-    return hi - i
+def level_bin(grid, h, x):
+    """Number of grid levels strictly below ``x`` (``searchsorted(grid, x, 'left')``).
+
+    ``h > 0`` flags a uniform grid: the guess ``ceil((x - grid[0]) / h)`` is then corrected
+    by at most a step or two, so the answer is exact at the levels themselves.
+    """
+    ng = grid.size
+    if ng == 0 or x <= grid[0]:
+        return 0
+    if h > 0.0:
+        j = int(np.ceil((x - grid[0]) / h))
+        j = min(max(j, 0), ng)
+    else:
+        lo, hi = 0, ng
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if grid[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo
+    while j > 0 and grid[j - 1] >= x:
+        j -= 1
+    while j < ng and grid[j] < x:
+        j += 1
+    return j
 
 
 @jit(parallel=True)
-def run_chunk(kind, params, split, W, sig, tau, U, collect, t0, total, nbatch, grid, acc, prof,
-              path):
+def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
+              hist, path):
     """Advance every replication ``r`` (row ``W[r]``) through ``sig.shape[1]`` arrivals.
 
     When ``collect`` is true, statistics of the state seen by arrival ``t0 + k`` (measured
-    index, out of ``total``) are added to batch ``(t0 + k) * nbatch // total``; the state is
-    written to ``path[r, t0 + k]`` when ``path`` is non-empty.
+    index, out of ``total``) are added to batch ``b = (t0 + k) * nbatch // total``: the
+    scalar sums in ``acc[r, b]`` and, at every ``every``-th arrival, one count per busy server
+    in ``hist[r, b, level_bin(w_i)]`` (the profile is a reversed cumulative sum of ``hist``).
+    The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty.
     """
     nrep, s = W.shape
     n = sig.shape[1]
-    ng = grid.size
     record = path.shape[0] > 0
     for r in numba.prange(nrep):
         w = W[r]
+        b = (t0 * nbatch) // total if collect else 0
+        next_start = -((-(b + 1) * total) // nbatch)  # first index of batch b + 1
         for k in range(n):
-            b = 0
             if collect:
                 t = t0 + k
-                b = (t * nbatch) // total
+                if t >= next_start:
+                    b += 1
+                    next_start = -((-(b + 1) * total) // nbatch)
                 tot = 0.0
+                busy = 0
                 for i in range(s):
-                    tot += w[i]
+                    x = w[i]
+                    tot += x
+                    busy += x > 0.0
                 acc[r, b, WORK] += tot
-                acc[r, b, BUSY] += _count_above(w, 0, split, 0.0) + _count_above(w, split, s, 0.0)
-                # profile: merge the sorted grid with each sorted block
-                i0 = 0
-                i1 = split
-                for g in range(ng):
-                    x = grid[g]
-                    while i0 < split and w[i0] <= x:
-                        i0 += 1
-                    while i1 < s and w[i1] <= x:
-                        i1 += 1
-                    prof[r, b, g] += (split - i0) + (s - i1)
+                acc[r, b, BUSY] += busy
+                if t % every == 0:
+                    acc[r, b, SAMPLED] += 1.0
+                    for i in range(s):
+                        if w[i] > 0.0:
+                            hist[r, b, level_bin(grid, h, w[i])] += 1.0
                 if record:
                     for i in range(s):
                         path[r, t, i] = w[i]
@@ -74,6 +96,24 @@ def run_chunk(kind, params, split, W, sig, tau, U, collect, t0, total, nbatch, g
                     if found > 0.0:
                         acc[r, b, WAITED] += 1.0
                         acc[r, b, WAIT_SUM] += found
+
+
+def profile_counts(hist: np.ndarray) -> np.ndarray:
+    """Turn level histograms ``(..., G + 1)`` into counts of servers above each level ``(..., G)``.
+
+    A server in bin ``j`` (``j`` levels strictly below its workload) is above levels
+    ``0 .. j-1``, so the count above level ``g`` is ``sum_{j > g} hist[j]``.
+    """
+    tail = np.cumsum(hist[..., ::-1], axis=-1)[..., ::-1]
+    return tail[..., 1:]
+
+
+def uniform_step(grid: np.ndarray) -> float:
+    """The spacing of ``grid`` if it is uniform (to 1e-12 relative), else 0."""
+    if grid.size < 2:
+        return 0.0
+    d = np.diff(grid)
+    return float(d[0]) if np.allclose(d, d[0], rtol=1e-12, atol=0.0) else 0.0
 
 
 @jit

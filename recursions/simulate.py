@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,7 +140,8 @@ def simulate(
     record: bool = False,
     w0: Any = None,
     grid: Any = None,
-    batches: int = 32,
+    batches: int | None = None,
+    profile_every: int | None = None,
     progress: bool = False,
     chunk: int = DEFAULT_CHUNK,
 ) -> SimulationResult:
@@ -172,8 +174,13 @@ def simulate(
     grid : array_like, optional
         Sorted workload levels for :meth:`SimulationResult.profile`. Default: 33 levels from 0
         to ``max(4 E[sigma], largest workload after warm-up)``.
-    batches : int, default 32
-        Batches per replication for the standard errors (``2 <= batches <= steps``).
+    batches : int, optional
+        Batches per replication for the standard errors (``1 <= batches <= steps``; default
+        ``min(32, steps)``). With a single batch in all, standard errors are ``nan``.
+    profile_every : int, optional
+        Accumulate the profile at every ``profile_every``-th measured arrival (default ``S``,
+        so its cost per arrival does not grow with ``S``; consecutive states are strongly
+        correlated, so little precision is lost). The scalar statistics use every arrival.
     progress : bool, default False
         Show a tqdm progress bar over chunks.
     chunk : int, default 8192
@@ -198,14 +205,16 @@ def simulate(
     steps = _int_arg(steps, "steps", 1)
     warmup = _int_arg(warmup, "warmup", 0)
     nrep = _int_arg(replications, "replications", 1)
-    batches = _int_arg(batches, "batches", 2)
+    batches = min(32, steps) if batches is None else _int_arg(batches, "batches", 1)
     chunk = _int_arg(chunk, "chunk", 1)
     if batches > steps:
         raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
     S = system.servers
     start = np.zeros(S) if w0 is None else system.check_state(w0, "w0")
+    every = max(1, S) if profile_every is None else _int_arg(profile_every, "profile_every", 1)
+    user_grid = None
     if grid is not None:
-        g = np.asarray(grid, dtype=np.float64).ravel()
+        user_grid = g = np.asarray(grid, dtype=np.float64).ravel()
         if g.size == 0 or not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or g[0] < 0:
             raise ValueError("grid must be a non-empty, strictly increasing array of levels >= 0")
     ss = as_seed_sequence(rng)
@@ -215,38 +224,46 @@ def simulate(
 
     W = np.repeat(start[None, :], nrep, axis=0)
     m = system.uniforms
-    kind, params, split = int(system.kind), system.params, int(system.split)
+    kind, params = int(system.kind), system.params
     acc = np.zeros((nrep, batches, eng.N_STATS))
     path = np.zeros((nrep, steps, S)) if record else eng.empty_path()
-    bar = _progress_bar(progress, warmup + steps)
 
-    def chunks(total: int):
-        done = 0
-        while done < total:
-            c = min(chunk, total - done)
-            sig = np.empty((nrep, c))
-            tau = np.empty((nrep, c))
-            U = np.empty((nrep, c, m))
-            for r in range(nrep):
-                sig[r], tau[r] = streams[r].next(c)
-                U[r] = system.innovations(gens[r], c)
-            yield done, sig, tau, U
-            done += c
+    def draw(c: int):
+        sig = np.empty((nrep, c))
+        tau = np.empty((nrep, c))
+        U = np.empty((nrep, c, m))
+        for r in range(nrep):
+            sig[r], tau[r] = streams[r].next(c)
+            U[r] = system.innovations(gens[r], c)
+        return sig, tau, U
+
+    sizes = [min(chunk, warmup - i) for i in range(0, warmup, chunk)]
+    n_warm = len(sizes)
+    sizes += [min(chunk, steps - i) for i in range(0, steps, chunk)]
+    bar = _progress_bar(progress, warmup + steps)
+    hist = np.zeros((nrep, batches, 1))
+    g = np.zeros(0)
+    t0 = 0
+    # draws for the next chunk are made in a helper thread while the kernel (which releases
+    # the GIL) runs the current one; one producer keeps every stream's order fixed
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        nxt = pool.submit(draw, sizes[0])
+        for i, c in enumerate(sizes):
+            sig, tau, U = nxt.result()
+            if i + 1 < len(sizes):
+                nxt = pool.submit(draw, sizes[i + 1])
+            if i == n_warm:  # warm-up done: fix the profile grid
+                g = user_grid
+                if g is None:
+                    g = np.linspace(0.0, max(4.0 * input.mean_service, float(W.max())), 33)
+                hist = np.zeros((nrep, batches, g.size + 1))
+            collect = i >= n_warm
+            eng.run_chunk(kind, params, W, sig, tau, U, collect, t0, steps, batches, g,
+                          eng.uniform_step(g), every, acc, hist, path)
+            if collect:
+                t0 += c
             if bar is not None:
                 bar.update(c)
-
-    nogrid = np.zeros(0)
-    dummy_prof = np.zeros((nrep, batches, 0))
-    for _, sig, tau, U in chunks(warmup):
-        eng.run_chunk(kind, params, split, W, sig, tau, U, False, 0, steps, batches, nogrid,
-                      acc, dummy_prof, path)
-    if grid is None:
-        top = max(4.0 * input.mean_service, float(W.max()))
-        g = np.linspace(0.0, top, 33)
-    prof = np.zeros((nrep, batches, g.size))
-    for t0, sig, tau, U in chunks(steps):
-        eng.run_chunk(kind, params, split, W, sig, tau, U, True, t0, steps, batches, g, acc,
-                      prof, path)
     if bar is not None:
         bar.close()
 
@@ -267,8 +284,8 @@ def simulate(
         grid=g,
         final_state=W,
         path=path if record else None,
-        _prof=prof,
-        _den=arr * S,
+        _prof=eng.profile_counts(hist),
+        _den=acc[..., eng.SAMPLED] * S,
     )
 
 

@@ -166,8 +166,10 @@ def test_least_of_d_rank_law():
         assert np.all(np.abs(freq - exact) <= 5 * se + 1e-12)
 
 
+@pytest.mark.parametrize("grid", [np.array([0.0, 0.5, 1.5]), np.linspace(0.0, 3.0, 7)],
+                         ids=["irregular", "uniform"])
 @pytest.mark.parametrize("system", SYSTEMS, ids=repr)
-def test_engine_statistics_equal_naive_run(system):
+def test_engine_statistics_equal_naive_run(system, grid):
     gen = np.random.default_rng(11)
     n, s = 300, system.servers
     sig = gen.exponential(1.0, n) * gen.integers(0, 2, n)  # zeros included
@@ -175,14 +177,14 @@ def test_engine_statistics_equal_naive_run(system):
     U = gen.random((n, system.uniforms))
     w0 = _state(system, list(gen.exponential(1.0, s)))
     states, founds, final = naive.run(system, w0, sig, tau, U)
-    grid = np.array([0.0, 0.5, 1.5])
     nb = 4
     W = np.array([w0], dtype=float)
     acc = np.zeros((1, nb, eng.N_STATS))
-    prof = np.zeros((1, nb, grid.size))
+    hist = np.zeros((1, nb, grid.size + 1))
     path = np.zeros((1, n, s))
-    eng.run_chunk(system.kind, system.params, system.split, W, sig[None], tau[None], U[None],
-                  True, 0, n, nb, grid, acc, prof, path)
+    eng.run_chunk(system.kind, system.params, W, sig[None], tau[None], U[None],
+                  True, 0, n, nb, grid, eng.uniform_step(grid), 1, acc, hist, path)
+    prof = eng.profile_counts(hist)
     np.testing.assert_allclose(W[0], final, atol=1e-12)
     np.testing.assert_allclose(path[0], np.array(states), atol=1e-12)
     st_ = np.array(states)
@@ -198,3 +200,10 @@ def test_engine_statistics_equal_naive_run(system):
         np.testing.assert_allclose(acc[0, b, eng.BUSY], np.sum(st_[sel] > 0))
         for g, x in enumerate(grid):
             np.testing.assert_allclose(prof[0, b, g], np.sum(st_[sel] > x))
+
+
+@given(x=st.one_of(st.floats(0.0, 10.0), st.sampled_from([0.0, 0.1, 0.3, 0.7, 2.1, 10.0])))
+def test_level_bin_is_searchsorted(x):
+    for grid in (np.linspace(0.0, 2.1, 22), np.array([0.0, 0.3, 0.7, 5.0])):
+        h = eng.uniform_step(grid)
+        assert eng.level_bin(grid, h, x) == np.searchsorted(grid, x, side="left")

@@ -1,0 +1,107 @@
+"""Bad input gets a clear error that names the parameter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import recursions as rc
+
+E = rc.dists.Exponential
+INP = rc.Poisson(1.0, E(1.0))
+
+
+@pytest.mark.parametrize(
+    ("build", "exc", "match"),
+    [
+        (lambda: rc.JSW(0), ValueError, "servers"),
+        (lambda: rc.JSW(2.5), TypeError, "servers"),
+        (lambda: rc.JSW(True), TypeError, "servers"),
+        (lambda: rc.JpSW(3, 3), ValueError, r"p must be in \[0, 2\]"),
+        (lambda: rc.JpSW(3, -1), ValueError, "p must be"),
+        (lambda: rc.SplitBound(3, 3), ValueError, "p must be"),
+        (lambda: rc.LeastOfD(3, 0), ValueError, r"d must be in \[1, 3\]"),
+        (lambda: rc.LeastOfD(3, 4), ValueError, "d must be"),
+        (lambda: rc.Envelope("JSW"), TypeError, "system"),
+    ],
+)
+def test_bad_system_parameters(build, exc, match):
+    with pytest.raises(exc, match=match):
+        build()
+
+
+@pytest.mark.parametrize(
+    ("w", "match"),
+    [
+        ([1.0, 0.0], "sorted"),
+        ([-1.0, 0.0], "non-negative"),
+        ([0.0, np.nan], "finite"),
+        ([0.0, 1.0, 2.0], "length servers=2"),
+        ([[0.0, 1.0]], "length"),
+    ],
+)
+def test_bad_state_vectors(w, match):
+    with pytest.raises(ValueError, match=match):
+        rc.JSW(2).step(w, 1.0, 1.0)
+    with pytest.raises(ValueError, match="w0"):
+        rc.simulate(rc.JSW(2), INP, steps=10, w0=w)
+
+
+def test_split_bound_state_is_sorted_per_block():
+    rc.SplitBound(3, 1).check_state([2.0, 0.0, 1.0])  # blocks (2) and (0, 1): fine
+    with pytest.raises(ValueError, match="within each block"):
+        rc.SplitBound(3, 1).check_state([0.0, 2.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        (dict(sigma=-1.0, tau=1.0), ValueError, "sigma"),
+        (dict(sigma=float("nan"), tau=1.0), ValueError, "sigma"),
+        (dict(sigma=1.0, tau=float("inf")), ValueError, "tau"),
+        (dict(sigma="a", tau=1.0), TypeError, "sigma"),
+    ],
+)
+def test_bad_step_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        rc.JSW(2).step([0.0, 0.0], **kwargs)
+
+
+def test_randomised_systems_need_u():
+    with pytest.raises(ValueError, match="needs u"):
+        rc.JIQ(2).step([1.0, 2.0], 1.0, 0.0)
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        rc.JIQ(2).step([1.0, 2.0], 1.0, 0.0, u=1.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        (dict(steps=0), ValueError, "steps must be >= 1"),
+        (dict(steps=-5), ValueError, "steps"),
+        (dict(steps=10.0), TypeError, "steps"),
+        (dict(steps=10, warmup=-1), ValueError, "warmup"),
+        (dict(steps=10, replications=0), ValueError, "replications"),
+        (dict(steps=10, batches=0), ValueError, "batches"),
+        (dict(steps=10, batches=11), ValueError, "batches must be <= steps"),
+        (dict(steps=10, grid=[1.0, 0.5]), ValueError, "grid"),
+        (dict(steps=10, rng=-3), ValueError, "rng"),
+        (dict(steps=10, rng="seed"), TypeError, "rng"),
+    ],
+)
+def test_bad_simulate_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        rc.simulate(rc.JSW(2), INP, **kwargs)
+
+
+def test_simulate_type_checks():
+    with pytest.raises(TypeError, match="system"):
+        rc.simulate("JSW", INP, steps=10)
+    with pytest.raises(TypeError, match="input"):
+        rc.simulate(rc.JSW(2), E(1.0), steps=10)
+
+
+def test_profile_outside_grid():
+    res = rc.simulate(rc.JSW(2), INP, steps=100, rng=1, grid=[0.0, 1.0])
+    with pytest.raises(ValueError, match="grid"):
+        res.profile(2.0)
