@@ -29,18 +29,18 @@ import recursions as rc
 @numba.njit(cache=True)
 def minimal_loop(s, lam, n, seed):
     """The floor: the JSW map with in-loop draws and nothing else."""
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - numba's in-loop generator is the floor's
     w = np.zeros(s)
     acc = 0.0
     for _ in range(n):
         acc += w[0]
-        x = w[0] + np.random.exponential(1.0)
+        x = w[0] + np.random.exponential(1.0)  # noqa: NPY002
         i = 0
         while i + 1 < s and w[i + 1] < x:
             w[i] = w[i + 1]
             i += 1
         w[i] = x
-        tau = np.random.exponential(1.0 / lam)
+        tau = np.random.exponential(1.0 / lam)  # noqa: NPY002
         for j in range(s):
             v = w[j] - tau
             w[j] = v if v > 0.0 else 0.0
@@ -109,10 +109,10 @@ def main(quick: bool = False) -> None:
     for s in (1, 10, 100):
         lam = 0.9 * s
         inp = rc.Poisson(lam, rc.dists.Exponential(1.0))
-        ours = best_rate(lambda: rc.simulate(rc.JSW(s), inp, steps=n_fast, rng=1), n_fast)
-        py = best_rate(lambda: python_loop(s, lam, n_py, 1), n_py, repeat=1)
+        ours = best_rate(lambda s=s, i=inp: rc.simulate(rc.JSW(s), i, steps=n_fast, rng=1), n_fast)
+        py = best_rate(lambda s=s, lam=lam: python_loop(s, lam, n_py, 1), n_py, repeat=1)
         cw = ciw_rate(s, lam, n_ciw)
-        floor = best_rate(lambda: minimal_loop(s, lam, n_fast, 1), n_fast)
+        floor = best_rate(lambda s=s, lam=lam: minimal_loop(s, lam, n_fast, 1), n_fast)
         print(f"{s:>4} {ours:>12.3e} {py:>10.3e} {cw:>9.3e} {floor:>12.3e}"
               f" {ours / py:>9.1f} {ours / cw:>8.0f} {ours / floor:>8.2f}")
 

@@ -20,11 +20,16 @@ from typing import Any, TypeVar
 # first loads its OpenMP threading layer.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import numba  # noqa: E402
+import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+JIT_OPTIONS: dict[str, Any] = {
+    "cache": True,
+    "nogil": True,
+    "fastmath": False,
+    "error_model": "numpy",
+}
 
 
 def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
@@ -40,7 +45,8 @@ def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
     Returns
     -------
     numba.core.registry.CPUDispatcher or callable
-        The compiled function, or a decorator.
+        The compiled function, or a decorator. Functions defined where numba cannot keep a
+        cache (an interactive session) are compiled without one.
 
     Examples
     --------
@@ -52,6 +58,15 @@ def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
     3.0
     """
     options = dict(JIT_OPTIONS, parallel=parallel)
+
+    def compile_(f: F) -> Any:
+        try:
+            return numba.njit(**options)(f)
+        except RuntimeError as exc:  # defined where the cache cannot live (a REPL, a doctest)
+            if "cannot cache" not in str(exc):
+                raise
+            return numba.njit(**dict(options, cache=False))(f)
+
     if fn is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(fn)
+        return compile_
+    return compile_(fn)

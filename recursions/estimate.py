@@ -67,7 +67,7 @@ class Estimate:
 def _sig(x: float, digits: int = 4) -> float:
     if x == 0 or not math.isfinite(x):
         return x
-    return round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
+    return round(x, digits - 1 - math.floor(math.log10(abs(x))))
 
 
 def ratio_estimate(num: np.ndarray, den: np.ndarray) -> Estimate:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ._jit import jit
 from ._rng import BLOCK, BlockRng, forward_generator
-from .dists import Exponential, Law, as_law
+from .dists import Exponential, as_law
 
 __all__ = [
     "BackwardStream",
@@ -444,7 +444,7 @@ class MarkovModulated(Input):
     >>> import recursions as rc
     >>> E = rc.dists.Exponential
     >>> inp = rc.MarkovModulated([[0.9, 0.1], [0.2, 0.8]], [E(2.0), E(0.5)], [E(1.0), E(1.0)])
-    >>> [round(x, 4) for x in inp.stationary]
+    >>> [round(float(x), 4) for x in inp.stationary]
     [0.6667, 0.3333]
     """
 
@@ -496,11 +496,11 @@ class MarkovModulated(Input):
 
     @property
     def mean_service(self) -> float:  # noqa: D102
-        return float(sum(p * d.mean for p, d in zip(self._pi, self.services)))
+        return float(sum(p * d.mean for p, d in zip(self._pi, self.services, strict=True)))
 
     @property
     def mean_interarrival(self) -> float:  # noqa: D102
-        return float(sum(p * d.mean for p, d in zip(self._pi, self.interarrivals)))
+        return float(sum(p * d.mean for p, d in zip(self._pi, self.interarrivals, strict=True)))
 
     def _start(self, gen):
         return int(gen.choice(self._pi.size, p=self._pi))

@@ -188,10 +188,10 @@ class System:
         Examples
         --------
         >>> import recursions as rc
-        >>> rc.JpSW(2, 1).step([0.0, 1.0], sigma=5.0, tau=0.0)
-        array([1., 5.])
-        >>> rc.JpSW(2, 1).step([0.001, 1.0], sigma=5.0, tau=0.0)
-        array([0.001, 6.   ])
+        >>> rc.JpSW(2, 1).step([0.0, 1.0], sigma=5.0, tau=0.0).tolist()
+        [1.0, 5.0]
+        >>> rc.JpSW(2, 1).step([0.001, 1.0], sigma=5.0, tau=0.0).tolist()
+        [0.001, 6.0]
         """
         a = self.check_state(w)
         s = _check_scalar(sigma, "sigma")

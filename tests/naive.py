@@ -87,7 +87,7 @@ def envelope(w, sigma, tau, r):
     else:
         a = list(w)
     b = sorted([sigma, *w[1:]])
-    out = [max(x, y) for x, y in zip(a, b)]
+    out = [max(x, y) for x, y in zip(a, b, strict=True)]
     if w[0] == 0:
         found = 0.0
     elif r >= 0:

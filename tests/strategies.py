@@ -26,6 +26,6 @@ def ordered_pairs(draw, s):
     u = draw(sorted_vectors(s))
     bumps = draw(st.lists(st.one_of(st.just(0.0), st.floats(0.0, 5.0), st.floats(0.0, 1e-6)),
                           min_size=s, max_size=s))
-    v = sorted(x + b for x, b in zip(u, bumps))
+    v = sorted(x + b for x, b in zip(u, bumps, strict=True))
     # sorting u + nonneg bumps keeps v >= u coordinatewise (order statistics are monotone)
     return u, v

@@ -29,7 +29,7 @@ def test_renewal_accepts_scipy_laws():
     inp = rc.Renewal(scipy.stats.gamma(2, scale=0.5), scipy.stats.lognorm(1.0))
     assert inp.mean_interarrival == pytest.approx(1.0)
     assert inp.mean_service == pytest.approx(np.exp(0.5))
-    s, t = inp.sample(50_000, rng=1)
+    _, t = inp.sample(50_000, rng=1)
     assert abs(t.mean() - 1.0) < 5 * t.std() / np.sqrt(t.size)
 
 
