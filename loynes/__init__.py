@@ -1,29 +1,51 @@
-"""Backward Loynes sequences, stability checks and closed forms.
+"""Backward Loynes sequences, stability checks, closed forms and symbolic conditions.
 
 Where things are
 ----------------
-==========================================  ===================================
-name                                         module
-==========================================  ===================================
-``erlang_b``, ``erlang_c``,                  :mod:`loynes.closed_forms`
-``mm_c_mean_wait``,
+============================================  ==========================================
+name                                           module
+============================================  ==========================================
+``loynes``, ``LoynesResult``                   :mod:`loynes.backward`
+``check_stability``, ``StabilityReport``,      :mod:`loynes.stability`
+``Condition``, ``renovation_probability``
+``growth_rate``                                :mod:`loynes.growth`
+``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,  :mod:`loynes.closed_forms`
 ``pollaczek_khinchine_mean_wait``,
-``md_c_waiting``
-==========================================  ===================================
+``md_c_waiting``, ``critical_rate_3``,
+``critical_rate_11``
+``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
+command line (``python -m loynes``)            :mod:`loynes.cli`
+============================================  ==========================================
 """
 
+from . import symbolic
+from .backward import LoynesResult, loynes
 from .closed_forms import (
+    critical_rate_3,
+    critical_rate_11,
     erlang_b,
     erlang_c,
     md_c_waiting,
     mm_c_mean_wait,
     pollaczek_khinchine_mean_wait,
 )
+from .growth import growth_rate
+from .stability import Condition, StabilityReport, check_stability, renovation_probability
 
 __all__ = [
+    "Condition",
+    "LoynesResult",
+    "StabilityReport",
+    "check_stability",
+    "critical_rate_11",
+    "critical_rate_3",
     "erlang_b",
     "erlang_c",
+    "growth_rate",
+    "loynes",
     "md_c_waiting",
     "mm_c_mean_wait",
     "pollaczek_khinchine_mean_wait",
+    "renovation_probability",
+    "symbolic",
 ]

@@ -13,6 +13,8 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
+    "critical_rate_11",
+    "critical_rate_3",
     "erlang_b",
     "erlang_c",
     "md_c_waiting",
@@ -192,3 +194,83 @@ def md_c_waiting(c: int, arrival_rate: float, d: float, tol: float = 1e-13) -> t
         p = new
     q = np.arange(n)
     return float(p[c:].sum()), float((np.maximum(q - c, 0) * p).sum() / arrival_rate)
+
+
+def _mean_of(service: object) -> float:
+    m = getattr(service, "mean", service)
+    m = m() if callable(m) else m
+    x = float(m)  # type: ignore[arg-type]
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(f"service mean must be a finite number > 0, got {m!r}")
+    return x
+
+
+def critical_rate_3(servers: int, service: object) -> float:
+    """Critical arrival rate of condition (3), ``E[sigma] < S E[tau]``: ``S / E[sigma]``.
+
+    Parameters
+    ----------
+    servers : int
+        ``S``.
+    service : law, frozen scipy distribution or float
+        The service law, or its mean.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> critical_rate_3(4, 2.0)
+    2.0
+    """
+    s = _servers(servers)
+    if s < 1:
+        raise ValueError("servers must be >= 1")
+    return s / _mean_of(service)
+
+
+def critical_rate_11(servers: int, p: int, service: object) -> float:
+    """Critical Poisson arrival rate of condition (11) for J_{p+1}SW.
+
+    Condition (11) with Poisson input reads ``lambda E[sigma] B(p, lambda E[sigma]) < S - p``.
+    ``a B(p, a)`` (the offered load lost by p servers) increases from 0 to infinity, so the
+    critical rate is the unique root, found by Brent's method. For ``p = 0`` it is ``S /
+    E[sigma]``, the rate of (3).
+
+    Parameters
+    ----------
+    servers : int
+        ``S``.
+    p : int
+        ``0 <= p <= S - 1``.
+    service : law, frozen scipy distribution or float
+        The service law (any: Erlang B is insensitive), or its mean.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(critical_rate_11(2, 1, 1.0), 6)   # a B(1, a) = a^2 / (1 + a) = 1: golden ratio
+    1.618034
+    """
+    s = _servers(servers)
+    p = _servers(p)
+    if not 0 <= p <= s - 1:
+        raise ValueError(f"p must be in [0, {s - 1}], got {p}")
+    m = _mean_of(service)
+    if p == 0:
+        return s / m
+    target = s - p
+
+    def f(a: float) -> float:
+        return a * erlang_b(p, a) - target
+
+    hi = 2.0 * (s + 1.0)
+    while f(hi) < 0:
+        hi *= 2.0
+    from scipy.optimize import brentq
+
+    return float(brentq(f, 1e-12, hi, xtol=1e-13, rtol=4 * np.finfo(float).eps)) / m

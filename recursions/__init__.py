@@ -15,6 +15,7 @@ name                             module
 ``simulate``,                    :mod:`recursions.simulate` (drivers in
 ``SimulationResult``             :mod:`recursions._engine`)
 ``Estimate``                     :mod:`recursions.estimate`
+``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
 ==============================  ====================================================
 
 Examples
@@ -26,6 +27,7 @@ True
 """
 
 from . import dists
+from .backward import BackwardDraws, iterate
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
 from .simulate import SimulationResult, simulate
@@ -36,6 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "JIQ",
     "JSW",
+    "BackwardDraws",
     "Envelope",
     "Estimate",
     "Input",
@@ -51,5 +54,6 @@ __all__ = [
     "SplitBound",
     "System",
     "dists",
+    "iterate",
     "simulate",
 ]

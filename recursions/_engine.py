@@ -13,8 +13,8 @@ from ._jit import jit
 from .maps import apply_map
 
 # columns of the per-batch accumulator
-ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED = range(8)
-N_STATS = 8
+ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK = range(9)
+N_STATS = 9
 
 
 @jit
@@ -91,6 +91,7 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
                 acc[r, b, ARRIVALS] += 1.0
                 if found < 0.0:
                     acc[r, b, LOST] += 1.0
+                    acc[r, b, LOST_WORK] += sig[r, k]
                 else:
                     acc[r, b, JOINED] += 1.0
                     if found > 0.0:

@@ -52,6 +52,9 @@ class SimulationResult:
         Fraction of arrivals lost (loss systems only).
     p_block : Estimate or None
         Blocking probability (buffered systems; ``None`` here).
+    overflow_work : Estimate or None
+        Mean service time brought by lost customers per arrival, ``E[sigma 1{lost}]`` (loss
+        systems only): the work a loss system overflows, as in condition (8) of MATH.md §2.
     grid : numpy.ndarray
         Workload levels at which the profile was accumulated.
     final_state : numpy.ndarray
@@ -72,6 +75,7 @@ class SimulationResult:
     busy_fraction: Estimate
     p_loss: Estimate | None
     p_block: Estimate | None
+    overflow_work: Estimate | None
     grid: np.ndarray
     final_state: np.ndarray
     path: np.ndarray | None = None
@@ -170,7 +174,8 @@ def simulate(
     record : bool, default False
         Keep the state seen by every measured arrival (memory ``replications * steps * S``).
     w0 : array_like, optional
-        Initial workload vector (sorted, non-negative), for every replication.
+        Initial workload vector (sorted, non-negative) for every replication, or one row per
+        replication (shape ``(replications, S)``). Default: empty.
     grid : array_like, optional
         Sorted workload levels for :meth:`SimulationResult.profile`. Default: 33 levels from 0
         to ``max(4 E[sigma], largest workload after warm-up)``.
@@ -210,7 +215,16 @@ def simulate(
     if batches > steps:
         raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
     S = system.servers
-    start = np.zeros(S) if w0 is None else system.check_state(w0, "w0")
+    if w0 is None:
+        starts = np.zeros((nrep, S))
+    elif np.ndim(w0) == 2:
+        if np.shape(w0)[0] != nrep:
+            raise ValueError(
+                f"w0 with one row per replication must have {nrep} rows, got {np.shape(w0)[0]}"
+            )
+        starts = np.array([system.check_state(row, f"w0[{i}]") for i, row in enumerate(w0)])
+    else:
+        starts = np.repeat(system.check_state(w0, "w0")[None, :], nrep, axis=0)
     every = max(1, S) if profile_every is None else _int_arg(profile_every, "profile_every", 1)
     user_grid = None
     if grid is not None:
@@ -222,7 +236,7 @@ def simulate(
     streams = [input.forward(child(sd, 0)) for sd in seeds]
     gens = [forward_generator(sd, 1) for sd in seeds]
 
-    W = np.repeat(start[None, :], nrep, axis=0)
+    W = np.ascontiguousarray(starts, dtype=np.float64)
     m = system.uniforms
     kind, params = int(system.kind), system.params
     acc = np.zeros((nrep, batches, eng.N_STATS))
@@ -281,6 +295,7 @@ def simulate(
         busy_fraction=ratio_estimate(acc[..., eng.BUSY], arr * S),
         p_loss=ratio_estimate(acc[..., eng.LOST], arr) if loss else None,
         p_block=None,
+        overflow_work=ratio_estimate(acc[..., eng.LOST_WORK], arr) if loss else None,
         grid=g,
         final_state=W,
         path=path if record else None,

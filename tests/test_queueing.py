@@ -86,6 +86,8 @@ def test_loss_is_erlang_b_insensitive(servers, a, service):
                       replications=2, rng=5)
     _close(res.p_loss, ly.erlang_b(servers, a))
     assert res.p_wait is None and res.mean_wait is None
+    # service is independent of the state, so the overflow work is E[sigma] B(p, a)
+    _close(res.overflow_work, service.mean * ly.erlang_b(servers, a))
 
 
 def test_mean_workload_mm1():

@@ -43,8 +43,19 @@ def test_bad_system_parameters(build, exc, match):
 def test_bad_state_vectors(w, match):
     with pytest.raises(ValueError, match=match):
         rc.JSW(2).step(w, 1.0, 1.0)
-    with pytest.raises(ValueError, match="w0"):
-        rc.simulate(rc.JSW(2), INP, steps=10, w0=w)
+    if np.ndim(w) == 1:
+        with pytest.raises(ValueError, match="w0"):
+            rc.simulate(rc.JSW(2), INP, steps=10, w0=w)
+
+
+def test_w0_per_replication():
+    with pytest.raises(ValueError, match="3 rows"):
+        rc.simulate(rc.JSW(2), INP, steps=10, replications=3, w0=[[0.0, 1.0]])
+    with pytest.raises(ValueError, match=r"w0\[1\]"):
+        rc.simulate(rc.JSW(2), INP, steps=10, replications=2, w0=[[0.0, 1.0], [2.0, 1.0]])
+    res = rc.simulate(rc.JSW(2), INP, steps=1, replications=2, w0=[[0.0, 1.0], [5.0, 9.0]],
+                      record=True, batches=1)
+    np.testing.assert_array_equal(res.path[:, 0], [[0.0, 1.0], [5.0, 9.0]])
 
 
 def test_split_bound_state_is_sorted_per_block():
