@@ -105,8 +105,7 @@ def build_system(args: argparse.Namespace) -> rc.System:
 
 
 def build_input(args: argparse.Namespace) -> rc.Input:
-    """The input given by ``--arrival-rate``/``--interarrival`` and ``--service``, or
-    ``--periodic-sigma``/``--periodic-tau``."""
+    """The input of --arrival-rate or --interarrival with --service, or the periodic one."""
     if args.periodic_sigma or args.periodic_tau:
         if not (args.periodic_sigma and args.periodic_tau):
             raise CliError("--periodic-sigma and --periodic-tau go together")

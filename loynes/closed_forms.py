@@ -13,8 +13,8 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
-    "critical_rate_11",
     "critical_rate_3",
+    "critical_rate_11",
     "erlang_b",
     "erlang_c",
     "md_c_waiting",

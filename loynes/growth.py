@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 import recursions as rc
 from recursions._rng import as_seed_sequence
 

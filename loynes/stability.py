@@ -1,4 +1,4 @@
-"""``check_stability``: is this system stable, and why? (MATH.md §2)
+"""``check_stability``: is this system stable, and why (MATH.md §2)?.
 
 The report lists every condition of the seed paper that applies, with its statement, its value
 and whether it holds, and the numerical evidence behind the verdict:
@@ -149,7 +149,7 @@ def _short(v: Any) -> str:
 
 
 def _judge(value: float, se: float, z: float, above: bool = False) -> bool | None:
-    """Does ``value < 1`` hold (``value > 0`` when ``above``), given its standard error?"""
+    """Decide ``value < 1`` (``value > 0`` when ``above``) given its standard error."""
     if above:
         if value - z * se > 0:
             return True
@@ -349,7 +349,8 @@ def check_stability(
             a = input.offered_load
             b = erlang_b(p, a)
             c11 = Condition("(11)", f"E[sigma] P_loss < (S - p) E[tau], P_loss = B({p}, a)",
-                            "sufficient (equals (8) for Poisson input)", es * b / cap, 0.0, bool(es * b < cap),
+                            "sufficient (equals (8) for Poisson input)", es * b / cap, 0.0,
+                            bool(es * b < cap),
                             f"Erlang B with a = {a:.6g}: P_loss = {b:.6g}")
             # i.i.d. service independent of the loss state: (8) is (11)
             c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",

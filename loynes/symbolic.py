@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
-__all__ = ["condition_11", "condition_3", "erlang_b_expr", "lam", "m", "margin", "numeric"]
+__all__ = ["condition_3", "condition_11", "erlang_b_expr", "lam", "m", "margin", "numeric"]
 
 lam, m = sp.symbols("lambda E_sigma", positive=True)
 
