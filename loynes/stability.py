@@ -12,8 +12,9 @@ and whether it holds, and the numerical evidence behind the verdict:
   (Erlang B for Poisson input, simulated otherwise) and (8) ``E[sigma 1{U^p(1) > 0}] <
   (S - p) E[tau]``, the work the p-server loss system overflows: sufficient for J_{p+1}SW
   (Theorem 1, with (9)).
-* Loynes sequences of the monotone bounds (the envelope ``Phi^p``): a finite limit proves
-  stability. A linear growth rate significantly above 0 shows instability.
+* Loynes sequences of the monotone bounds (the envelope ``Phi^p``, and the exogenous-routing
+  split bound): a finite limit proves stability. A linear growth rate significantly above 0
+  shows instability.
 """
 
 from __future__ import annotations
@@ -274,7 +275,7 @@ def check_stability(
     if not (isinstance(z, (int, float)) and z > 0):
         raise ValueError(f"z must be a number > 0, got {z!r}")
     ss = as_seed_sequence(rng)
-    seeds = iter(ss.spawn(8))
+    seeds = iter(ss.spawn(10))
     S = system.servers
     es, et = input.mean_service, input.mean_interarrival
     rho = es / (S * et)
@@ -385,6 +386,11 @@ def check_stability(
         if env.stabilised:
             return common("stable", "the monotone envelope Phi^p has a finite Loynes limit and "
                           "dominates J_{p+1}SW", conds)
+        split = loynes_evidence(rc.SplitBound(S, p), "split bound", next(seeds))
+        if split.stabilised and c8.holds is not False:
+            return common("stable", "the exogenous-routing bound (a p-server loss system "
+                          "overflowing to JSW on S - p servers, Theorem 1's construction) "
+                          "couples backwards to a finite limit", conds)
         g = growth_evidence(system, next(seeds))
         if g.value - z * g.se > 0:
             return common("unstable", f"the workload grows linearly, {g.value:.4g} ± "
