@@ -1,3 +1,64 @@
-"""Monotonicity and dominance checks, coupling, and exact stationary sampling (in progress)."""
+"""Monotonicity and dominance checks, coupling times, and exact stationary sampling.
 
-__all__: list[str] = []
+Where things are
+----------------
+================================================  =========================================
+name                                               module
+================================================  =========================================
+``check_monotone``, ``check_dominates``,           :mod:`coupling.monotone`
+``assert_monotone``, ``assert_dominates``,
+``MonotonicityReport``, ``DominanceReport``,
+``Counterexample``
+``strategies`` (hypothesis strategies; imported    :mod:`coupling.strategies`
+on first use, needs hypothesis)
+``coupling_time``, ``CouplingTimeResult``          :mod:`coupling.times`
+``perfect_sample``, ``PerfectSample``,             :mod:`coupling.perfect`
+``CouplingNotReached``
+``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
+``support_max``
+``renovation_index``                               :mod:`coupling.perfect`
+================================================  =========================================
+"""
+
+from typing import Any
+
+from .dominating import ReversedQueue, size_biased_sample, support_max
+from .monotone import (
+    Counterexample,
+    DominanceReport,
+    MonotonicityReport,
+    assert_dominates,
+    assert_monotone,
+    check_dominates,
+    check_monotone,
+)
+from .perfect import CouplingNotReached, PerfectSample, perfect_sample, renovation_index
+from .times import CouplingTimeResult, coupling_time
+
+__all__ = [
+    "Counterexample",
+    "CouplingNotReached",
+    "CouplingTimeResult",
+    "DominanceReport",
+    "MonotonicityReport",
+    "PerfectSample",
+    "ReversedQueue",
+    "assert_dominates",
+    "assert_monotone",
+    "check_dominates",
+    "check_monotone",
+    "coupling_time",
+    "perfect_sample",
+    "renovation_index",
+    "size_biased_sample",
+    "strategies",
+    "support_max",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "strategies":  # hypothesis is a test extra: import it only when asked
+        import importlib
+
+        return importlib.import_module(".strategies", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

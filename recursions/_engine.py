@@ -127,3 +127,14 @@ def run_path(kind, params, w, sig, tau, U):
 def empty_path() -> np.ndarray:
     """A zero-size path array (no recording)."""
     return np.zeros((0, 0, 0))
+
+
+@jit(parallel=True)
+def apply_rows(kind, params, W, sig, tau, U, found):
+    """Apply the map once to each row ``W[i]`` in place, with ``sig[i], tau[i], U[i]``.
+
+    ``found[i]`` receives what customer ``i`` found (``-1`` if lost). The rows are independent
+    cases (batch checks of monotonicity and dominance), processed in parallel.
+    """
+    for i in numba.prange(W.shape[0]):
+        found[i] = apply_map(kind, params, W[i], sig[i], tau[i], U[i])

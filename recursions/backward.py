@@ -143,7 +143,14 @@ def iterate(system: System, w0: Any, sigma: Any, tau: Any, u: Any = None) -> np.
 
 def run_window(system: System, w: np.ndarray, sig: np.ndarray, tau: np.ndarray,
                u: np.ndarray) -> np.ndarray:
-    """Unchecked fast path of :func:`iterate` (``w`` is modified and returned)."""
+    """Unchecked fast path of :func:`iterate` (``w`` is modified and returned).
+
+    Short windows use the serial kernel (no thread launch); long ones the parallel driver,
+    whose loop numba compiles tighter.
+    """
+    if sig.size < 8192:
+        eng.run_path(int(system.kind), system.params, w, sig, tau, u)
+        return w
     W = w.reshape(1, -1)
     dummy = np.zeros((1, 1, 1))
     eng.run_chunk(int(system.kind), system.params, W, sig[None, :], tau[None, :], u[None, :, :],

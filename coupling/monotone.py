@@ -1,0 +1,606 @@
+"""Monotonicity and dominance of random maps on sorted workload vectors (MATH.md §2).
+
+A map ``Psi`` is *monotone* when ``u ≺ v`` (coordinatewise ``u(i) <= v(i)``) implies
+``Psi(u) ≺ Psi(v)`` for every innovation ``(sigma, tau, routing uniforms)``; Loynes' theorem and
+sandwiching coupling from the past need it. A map ``Phi`` *dominates* ``Psi`` when ``u ≺ v``
+implies ``Psi(u) ≺ Phi(v)`` under the same innovation: a monotone bound of a non-monotone system.
+
+:func:`check_monotone` and :func:`check_dominates` search for a counterexample among random pairs
+and targeted boundary cases (a zero first coordinate against a tiny one, ties, perturbations of
+``1e-9``, ``sigma`` or ``tau`` equal to ``0`` or to a coordinate, a large ``sigma``, equal vectors,
+routing uniforms on the rank boundaries ``k / S``, and the worked examples of MATH.md), evaluated
+in compiled batches. A search can only refute: ``monotone=True`` means no counterexample was found.
+:func:`assert_monotone` and :func:`assert_dominates` check one case, for use inside a hypothesis
+``@given`` test with the strategies of :mod:`coupling.strategies`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from recursions import _engine as eng
+from recursions._rng import as_seed_sequence
+from recursions.systems import System
+
+__all__ = [
+    "Counterexample",
+    "DominanceReport",
+    "MonotonicityReport",
+    "assert_dominates",
+    "assert_monotone",
+    "check_dominates",
+    "check_monotone",
+]
+
+TOL = 1e-12
+"""Absolute tolerance: ``a ≺ b`` is accepted when ``a(i) <= b(i) + TOL`` for every ``i``."""
+
+_BATCH = 4096
+_ROUND = np.array([0.5, 1.0, 2.0, 5.0, 10.0])
+_ONE_MINUS = float(np.nextafter(1.0, 0.0))  # the largest float below 1
+
+RngLike = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def _int_arg(value: Any, name: str, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if int(value) < lo:
+        raise ValueError(f"{name} must be >= {lo}, got {value}")
+    return int(value)
+
+
+def _floats(x: np.ndarray) -> list[float]:
+    return [float(a) for a in np.ravel(x)]
+
+
+def _readonly(x: Any) -> np.ndarray:
+    a = np.array(x, dtype=np.float64, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Counterexample:
+    """A case where ``u ≺ v`` but the image of ``u`` is not ``≺`` the image of ``v``.
+
+    Attributes
+    ----------
+    u, v : numpy.ndarray
+        The ordered pair of states, ``u ≺ v``.
+    sigma, tau : float
+        Service time of the arriving customer and time to the next arrival.
+    uniforms : numpy.ndarray
+        Routing uniforms passed to the maps (empty when neither map is randomised; a map using
+        ``m`` uniforms gets the first ``m``).
+    step_u, step_v : numpy.ndarray
+        The images: ``map_u.step(u, ...)`` and ``map_v.step(v, ...)``.
+    coordinate : int
+        The first violating index (0-based): ``step_u[coordinate] > step_v[coordinate]``.
+    map_u, map_v : str
+        The maps applied to ``u`` and to ``v`` (the same system for a monotonicity check; the
+        lower and the upper system for a dominance check).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from coupling.monotone import check_monotone
+    >>> c = check_monotone(rc.JpSW(2, 1), trials=100).counterexample
+    >>> c.u.tolist(), c.v.tolist(), c.step_u.tolist(), c.step_v.tolist()
+    ([0.0, 1.0], [0.001, 1.0], [1.0, 5.0], [0.001, 6.0])
+    """
+
+    u: np.ndarray
+    v: np.ndarray
+    sigma: float
+    tau: float
+    uniforms: np.ndarray
+    step_u: np.ndarray
+    step_v: np.ndarray
+    coordinate: int
+    map_u: str
+    map_v: str
+
+    def __str__(self) -> str:
+        i = self.coordinate
+        same = self.map_u == self.map_v
+        f_u = "step(u)" if same else f"{self.map_u}.step(u)"
+        f_v = "step(v)" if same else f"{self.map_v}.step(v)"
+        head = (f"counterexample to the monotonicity of {self.map_u}" if same else
+                f"counterexample to {self.map_v} dominating {self.map_u}")
+        return "\n".join([
+            f"{head}:",
+            f"  u = {_floats(self.u)}  ≺  v = {_floats(self.v)}",
+            f"  sigma = {self.sigma!r}, tau = {self.tau!r}, uniforms = {_floats(self.uniforms)}",
+            f"  {f_u} = {_floats(self.step_u)}",
+            f"  {f_v} = {_floats(self.step_v)}",
+            f"  coordinate {i} (w({i + 1}) in MATH.md): {float(self.step_u[i])!r} > "
+            f"{float(self.step_v[i])!r}",
+        ])
+
+
+@dataclass(frozen=True, eq=False)
+class MonotonicityReport:
+    """Outcome of :func:`check_monotone`.
+
+    Attributes
+    ----------
+    system : str
+        The system checked.
+    monotone : bool
+        ``False`` when a counterexample was found; ``True`` means none was found among the
+        cases tried (a search cannot prove monotonicity).
+    trials : int
+        Cases tried (up to and including the counterexample when one was found).
+    counterexample : Counterexample or None
+        The first counterexample found.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from coupling.monotone import check_monotone
+    >>> check_monotone(rc.JSW(3), trials=500).monotone
+    True
+    """
+
+    system: str
+    monotone: bool
+    trials: int
+    counterexample: Counterexample | None
+
+    def __str__(self) -> str:
+        if self.counterexample is None:
+            return f"{self.system}: no counterexample to monotonicity in {self.trials} cases"
+        return (f"{self.system}: NOT monotone (found after {self.trials} cases)\n"
+                f"{self.counterexample}")
+
+
+@dataclass(frozen=True, eq=False)
+class DominanceReport:
+    """Outcome of :func:`check_dominates`.
+
+    Attributes
+    ----------
+    upper, lower : str
+        The claimed upper bound and the bounded system.
+    dominates : bool
+        ``False`` when a counterexample was found; ``True`` means none was found among the
+        cases tried.
+    trials : int
+        Cases tried (up to and including the counterexample when one was found).
+    counterexample : Counterexample or None
+        The first counterexample found (``step_u`` is the lower system's image of ``u``,
+        ``step_v`` the upper system's image of ``v``).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from coupling.monotone import check_dominates
+    >>> check_dominates(rc.Envelope(rc.JpSW(2, 1)), rc.JpSW(2, 1), trials=500).dominates
+    True
+    """
+
+    upper: str
+    lower: str
+    dominates: bool
+    trials: int
+    counterexample: Counterexample | None
+
+    def __str__(self) -> str:
+        claim = f"{self.upper} dominates {self.lower}"
+        if self.counterexample is None:
+            return f"{claim}: no counterexample in {self.trials} cases"
+        return f"{claim}: FALSE (found after {self.trials} cases)\n{self.counterexample}"
+
+
+# -- case generation ------------------------------------------------------------------------
+
+
+def _levels(gen: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Workload levels: zeros, round values (ties), uniform, tiny and 1e-9 values."""
+    c = gen.random(shape)
+    x = gen.uniform(0.0, 20.0, shape)
+    x = np.where(c < 0.20, 0.0, x)
+    x = np.where((c >= 0.20) & (c < 0.45), gen.choice(_ROUND, shape), x)
+    x = np.where((c >= 0.80) & (c < 0.90), gen.uniform(0.0, 1e-6, shape), x)
+    return np.where(c >= 0.90, 1e-9, x)
+
+
+def _bumps(gen: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Non-negative increments: mostly zero, else uniform, round, 1e-9 or tiny."""
+    c = gen.random(shape)
+    b = gen.uniform(0.0, 5.0, shape)
+    b = np.where(c < 0.40, 0.0, b)
+    b = np.where((c >= 0.70) & (c < 0.80), 1e-9, b)
+    b = np.where((c >= 0.80) & (c < 0.90), gen.uniform(0.0, 1e-6, shape), b)
+    return np.where(c >= 0.90, gen.choice(_ROUND[:2], shape), b)
+
+
+def _free_pairs(gen: np.random.Generator, n: int, s: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` ordered pairs of sorted vectors of length ``s``, by case category."""
+    cat = gen.integers(0, 5, n)
+    u = np.sort(_levels(gen, (n, s)), axis=1)
+    bumps = _bumps(gen, (n, s))
+    # 1: zero first coordinate against a small one
+    z = cat == 1
+    u[z, 0] = 0.0
+    small = gen.choice(np.array([1e-9, 1e-6, 1e-3, 0.5]), n)
+    bumps[z, 0] = small[z]
+    # 2: ties: every coordinate equal, one coordinate bumped
+    t = cat == 2
+    u[t] = _levels(gen, (n, 1))[t]
+    one = np.zeros((n, s))
+    one[np.arange(n), gen.integers(0, s, n)] = 1.0
+    bumps[t] = (one * np.maximum(bumps, 1e-9))[t]
+    # 3: tiny perturbations
+    p = cat == 3
+    bumps[p] = (1e-9 * (gen.random((n, s)) < 0.5))[p]
+    # 4: equal vectors
+    bumps[cat == 4] = 0.0
+    # sorting u + (non-negative bumps) keeps v ≻ u: order statistics are monotone
+    v = np.sort(u + bumps, axis=1)
+    return u, v
+
+
+def _innovations(gen: np.random.Generator, u: np.ndarray, v: np.ndarray,
+                 m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """sigma, tau and ``m`` routing uniforms per case, with boundary values."""
+    n, s = u.shape
+    rows = np.arange(n)
+    coord = np.where(gen.random(n) < 0.5, u[rows, gen.integers(0, s, n)],
+                     v[rows, gen.integers(0, s, n)])
+    c = gen.random(n)
+    sig = gen.uniform(0.0, 20.0, n)
+    sig = np.where(c < 0.10, 0.0, sig)
+    sig = np.where((c >= 0.10) & (c < 0.15), 1e-9, sig)
+    sig = np.where((c >= 0.15) & (c < 0.35), gen.choice(_ROUND, n), sig)
+    sig = np.where((c >= 0.65) & (c < 0.85), gen.uniform(50.0, 1000.0, n), sig)
+    sig = np.where(c >= 0.85, coord, sig)
+    coord = np.where(gen.random(n) < 0.5, u[rows, gen.integers(0, s, n)],
+                     v[rows, gen.integers(0, s, n)])
+    c = gen.random(n)
+    tau = gen.uniform(0.0, 20.0, n)
+    tau = np.where(c < 0.25, 0.0, tau)
+    tau = np.where((c >= 0.25) & (c < 0.40), gen.choice(_ROUND, n), tau)
+    tau = np.where((c >= 0.40) & (c < 0.60), coord, tau)  # drains a coordinate exactly to 0
+    tau = np.where(c >= 0.90, gen.uniform(20.0, 2000.0, n), tau)
+    c = gen.random((n, m))
+    k = gen.integers(1, s + 1, (n, m)) / s
+    uni = gen.random((n, m))
+    uni = np.where(c < 0.10, 0.0, uni)
+    uni = np.where((c >= 0.10) & (c < 0.20), np.where(k < 1.0, k, 0.0), uni)  # rank boundary
+    uni = np.where((c >= 0.20) & (c < 0.30), np.nextafter(k, 0.0), uni)  # just below it
+    uni = np.where((c >= 0.30) & (c < 0.35), _ONE_MINUS, uni)
+    return sig, tau, uni
+
+
+def _fixed_cases(s: int, split: int, m: int) -> tuple[np.ndarray, ...]:
+    """The worked examples of MATH.md, extended to ``s`` servers (the JSW block of a split)."""
+    f = s - split
+    ones = np.ones(f)
+    rows = [
+        # J_{p+1}SW, MATH.md §2: (0, 1) vs (0.001, 1), sigma 5, tau 0
+        (np.r_[0.0, ones[1:]], np.r_[0.001, ones[1:]], 5.0, 0.0, 0.5),
+        # JIQ, MATH.md §3: (0, 10) vs (1, 10), sigma 5, tau 0, u >= 1/2
+        (np.r_[0.0, 10 * ones[1:]], np.r_[1.0, 10 * ones[1:]], 5.0, 0.0, 0.5),
+        (np.r_[0.0, 10 * ones[1:]], np.r_[1.0, 10 * ones[1:]], 5.0, 0.0, _ONE_MINUS),
+        # a zero against 1e-9, and equal empty states
+        (np.r_[0.0, ones[1:]], np.r_[1e-9, ones[1:]], 5.0, 0.0, 0.0),
+        (np.zeros(f), np.zeros(f), 0.0, 0.0, 0.0),
+    ]
+    u = np.array([r[0] for r in rows])
+    v = np.array([r[1] for r in rows])
+    sig = np.array([r[2] for r in rows])
+    tau = np.array([r[3] for r in rows])
+    uni = np.repeat(np.array([r[4] for r in rows])[:, None], m, axis=1)
+    if split:  # a busy loss block, so the arrival overflows to the JSW block
+        block = np.ones((len(rows), split))
+        u = np.hstack([block, u])
+        v = np.hstack([block, v])
+    return u, v, sig, tau, uni
+
+
+def _cases(gen: np.random.Generator, n: int, s: int, split: int,
+           m: int) -> tuple[np.ndarray, ...]:
+    u, v = _free_pairs(gen, n, s - split)
+    if split:
+        block = np.sort(_levels(gen, (n, split)), axis=1)
+        u = np.hstack([block, u])
+        v = np.hstack([block, v])
+    sig, tau, uni = _innovations(gen, u, v, m)
+    return u, v, sig, tau, uni
+
+
+def _search(upper: System, lower: System, trials: int,
+            rng: Any) -> tuple[int, Counterexample | None]:
+    """Search for ``u ≺ v`` with ``lower(u) ⊀ upper(v)``; return (cases tried, counterexample)."""
+    s, split = upper.servers, upper.split
+    m = max(upper.uniforms, lower.uniforms)
+    gen = np.random.default_rng(as_seed_sequence(rng))
+    fixed = _fixed_cases(s, split, m)
+    done = 0
+    while done < trials:
+        c = min(_BATCH, trials - done)
+        if done == 0:
+            k = min(c, fixed[0].shape[0])
+            rand = _cases(gen, c - k, s, split, m)
+            u, v, sig, tau, uni = (np.concatenate([a[:k], b]) for a, b in zip(fixed, rand,
+                                                                               strict=True))
+        else:
+            u, v, sig, tau, uni = _cases(gen, c, s, split, m)
+        a = np.array(u, dtype=np.float64, order="C")  # copies: apply_rows works in place
+        b = np.array(v, dtype=np.float64, order="C")
+        found = np.empty(c)
+        eng.apply_rows(int(lower.kind), lower.params, a, sig, tau,
+                       np.ascontiguousarray(uni[:, :lower.uniforms]), found)
+        eng.apply_rows(int(upper.kind), upper.params, b, sig, tau,
+                       np.ascontiguousarray(uni[:, :upper.uniforms]), found)
+        bad = np.flatnonzero((a > b + TOL).any(axis=1))
+        if bad.size:
+            i = int(bad[0])
+            cx = Counterexample(
+                u=_readonly(u[i]), v=_readonly(v[i]), sigma=float(sig[i]), tau=float(tau[i]),
+                uniforms=_readonly(uni[i]), step_u=_readonly(a[i]), step_v=_readonly(b[i]),
+                coordinate=int(np.argmax(a[i] > b[i] + TOL)), map_u=repr(lower),
+                map_v=repr(upper),
+            )
+            return done + i + 1, cx
+        done += c
+    return done, None
+
+
+def _check_system(system: Any, name: str) -> System:
+    if not isinstance(system, System):
+        raise TypeError(f"{name} must be a recursions system, got {type(system).__name__}")
+    return system
+
+
+def check_monotone(system: System, trials: int = 10_000,
+                   rng: RngLike = 1) -> MonotonicityReport:
+    """Search for a counterexample to the monotonicity of ``system``'s map.
+
+    Tries ``trials`` cases ``(u, v, sigma, tau, uniforms)`` with ``u ≺ v`` both valid states
+    (sorted, non-negative; for :class:`~recursions.SplitBound` the loss block ``w[:p]`` is
+    exogenous, so ``u`` and ``v`` share it and only the JSW block differs), and reports the
+    first case where ``step(u) ≺ step(v)`` fails by more than :data:`TOL`. The cases mix random
+    pairs with targeted boundary cases and the worked examples of MATH.md §2-3.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The map to check.
+    trials : int, default 10_000
+        Number of cases (``>= 1``).
+    rng : int, numpy.random.Generator, SeedSequence or None, default 1
+        Seed: the same seed tries the same cases.
+
+    Returns
+    -------
+    MonotonicityReport
+
+    Raises
+    ------
+    TypeError
+        If ``system`` is not a recursions system or ``trials`` is not an integer.
+    ValueError
+        If ``trials < 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> check_monotone(rc.JSW(3), trials=1000).monotone
+    True
+    >>> rep = check_monotone(rc.Loss(3), trials=1000)
+    >>> rep.monotone
+    False
+    >>> print(rep.counterexample)
+    counterexample to the monotonicity of Loss(servers=3):
+      u = [0.0, 1.0, 1.0]  ≺  v = [0.001, 1.0, 1.0]
+      sigma = 5.0, tau = 0.0, uniforms = []
+      step(u) = [1.0, 1.0, 5.0]
+      step(v) = [0.001, 1.0, 1.0]
+      coordinate 0 (w(1) in MATH.md): 1.0 > 0.001
+    """
+    system = _check_system(system, "system")
+    trials = _int_arg(trials, "trials", 1)
+    tried, cx = _search(system, system, trials, rng)
+    return MonotonicityReport(system=repr(system), monotone=cx is None, trials=tried,
+                              counterexample=cx)
+
+
+def _check_pair_of_systems(upper: Any, lower: Any) -> tuple[System, System]:
+    upper = _check_system(upper, "upper")
+    lower = _check_system(lower, "lower")
+    if upper.servers != lower.servers:
+        raise ValueError(
+            f"upper and lower must have the same number of servers, got {upper.servers} "
+            f"and {lower.servers}"
+        )
+    if upper.split != lower.split:
+        raise ValueError(
+            f"upper and lower must have the same state layout (split), got {upper.split} "
+            f"and {lower.split}"
+        )
+    return upper, lower
+
+
+def check_dominates(upper: System, lower: System, trials: int = 10_000,
+                    rng: RngLike = 1) -> DominanceReport:
+    """Search for a counterexample to ``u ≺ v ⇒ lower.step(u) ≺ upper.step(v)``.
+
+    Both maps get the same ``sigma`` and ``tau``; ``max(upper.uniforms, lower.uniforms)``
+    routing uniforms are drawn and each map gets the first ones it needs. Cases are generated
+    as in :func:`check_monotone` (``u`` and ``v`` share the loss block of a split state).
+    By induction, dominance of the maps gives ``lower``'s path ≺ ``upper``'s path from ordered
+    starts under common inputs. The order is coordinatewise: neither JSW nor J_{p+1}SW (nor
+    random routing, coupled by rank) dominates the other in it.
+
+    Parameters
+    ----------
+    upper : recursions.System
+        The claimed upper bound (applied to ``v``).
+    lower : recursions.System
+        The bounded system (applied to ``u``); same ``servers`` and ``split`` as ``upper``.
+    trials : int, default 10_000
+        Number of cases (``>= 1``).
+    rng : int, numpy.random.Generator, SeedSequence or None, default 1
+        Seed.
+
+    Returns
+    -------
+    DominanceReport
+
+    Raises
+    ------
+    TypeError
+        If ``upper`` or ``lower`` is not a recursions system, or ``trials`` not an integer.
+    ValueError
+        If the systems differ in ``servers`` or ``split``, or ``trials < 1``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> check_dominates(rc.JSW(3), rc.Loss(3), trials=1000).dominates
+    True
+    >>> check_dominates(rc.JpSW(3, 1), rc.JSW(3), trials=1000).dominates
+    False
+    """
+    upper, lower = _check_pair_of_systems(upper, lower)
+    trials = _int_arg(trials, "trials", 1)
+    tried, cx = _search(upper, lower, trials, rng)
+    return DominanceReport(upper=repr(upper), lower=repr(lower), dominates=cx is None,
+                           trials=tried, counterexample=cx)
+
+
+# -- single-case assertions (for hypothesis tests) ----------------------------------------------
+
+
+def _parse_pair(pair: Any, lower: System, upper: System) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        u, v = pair
+    except (TypeError, ValueError):
+        raise TypeError("pair must be a tuple (u, v) of two workload vectors") from None
+    a = lower.check_state(u, "u")
+    b = upper.check_state(v, "v")
+    if np.any(a > b):
+        i = int(np.argmax(a > b))
+        raise ValueError(
+            f"pair must satisfy u ≺ v coordinatewise, but u[{i}] = {a[i]!r} > v[{i}] = {b[i]!r}"
+        )
+    p = upper.split
+    if p and np.any(a[:p] != b[:p]):
+        raise ValueError(
+            f"u and v must share the exogenous loss block w[:{p}] of {upper!r}, got "
+            f"{_floats(a[:p])} and {_floats(b[:p])}"
+        )
+    return a, b
+
+
+def _parse_innovation(innovation: Any, m: int, who: str) -> tuple[float, float, np.ndarray]:
+    try:
+        items = tuple(innovation)
+    except TypeError:
+        raise TypeError("innovation must be a tuple (sigma, tau) or (sigma, tau, uniforms)"
+                        ) from None
+    if len(items) not in (2, 3):
+        raise ValueError(
+            f"innovation must be (sigma, tau) or (sigma, tau, uniforms), got {len(items)} items"
+        )
+    uni = np.atleast_1d(np.asarray(items[2], dtype=np.float64)).ravel() if len(items) == 3 \
+        else np.zeros(0)
+    if uni.size < m:
+        raise ValueError(
+            f"innovation must be (sigma, tau, uniforms) with at least {m} uniform(s) in [0, 1) "
+            f"for {who}, got {uni.size}"
+        )
+    return items[0], items[1], uni
+
+
+def _assert(upper: System, lower: System, pair: Any, innovation: Any) -> None:
+    u, v = _parse_pair(pair, lower, upper)
+    m = max(upper.uniforms, lower.uniforms)
+    who = repr(upper) if upper is lower else f"{upper!r} and {lower!r}"
+    sigma, tau, uni = _parse_innovation(innovation, m, who)
+    su = lower.step(u, sigma, tau, uni[:lower.uniforms] if lower.uniforms else None)
+    sv = upper.step(v, sigma, tau, uni[:upper.uniforms] if upper.uniforms else None)
+    bad = su > sv + TOL
+    if np.any(bad):
+        cx = Counterexample(
+            u=_readonly(u), v=_readonly(v), sigma=float(sigma), tau=float(tau),
+            uniforms=_readonly(uni[:m]), step_u=_readonly(su), step_v=_readonly(sv),
+            coordinate=int(np.argmax(bad)), map_u=repr(lower), map_v=repr(upper),
+        )
+        raise AssertionError(str(cx))
+
+
+def assert_monotone(system: System, pair: tuple[Any, Any], innovation: tuple[Any, ...]) -> None:
+    """Assert ``step(u) ≺ step(v)`` for one ordered pair and one innovation.
+
+    Meant for hypothesis tests: draw ``pair`` from :func:`coupling.strategies.pairs_for` and
+    ``innovation`` from :func:`coupling.strategies.innovations_for`.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The map.
+    pair : tuple
+        ``(u, v)``: valid states of ``system`` with ``u ≺ v`` (sharing the loss block of a
+        :class:`~recursions.SplitBound` state).
+    innovation : tuple
+        ``(sigma, tau)``, or ``(sigma, tau, uniforms)`` for a randomised system.
+
+    Raises
+    ------
+    AssertionError
+        With the counterexample, when ``step(u) ≺ step(v)`` fails by more than :data:`TOL`.
+    ValueError
+        If ``u ≺ v`` fails, a state is invalid, or uniforms are missing.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> assert_monotone(rc.JSW(2), ([0.0, 1.0], [0.001, 1.0]), (5.0, 0.0))
+    >>> assert_monotone(rc.JpSW(2, 1), ([0.0, 1.0], [0.001, 1.0]), (5.0, 0.0))
+    Traceback (most recent call last):
+    ...
+    AssertionError: counterexample to the monotonicity of JpSW(servers=2, p=1):
+    ...
+    """
+    system = _check_system(system, "system")
+    _assert(system, system, pair, innovation)
+
+
+def assert_dominates(upper: System, lower: System, pair: tuple[Any, Any],
+                     innovation: tuple[Any, ...]) -> None:
+    """Assert ``lower.step(u) ≺ upper.step(v)`` for one ordered pair and one innovation.
+
+    Parameters
+    ----------
+    upper, lower : recursions.System
+        The claimed bound and the bounded system (same ``servers`` and ``split``).
+    pair : tuple
+        ``(u, v)`` with ``u`` a valid state of ``lower``, ``v`` of ``upper``, ``u ≺ v``.
+    innovation : tuple
+        ``(sigma, tau)``, or ``(sigma, tau, uniforms)`` with at least
+        ``max(upper.uniforms, lower.uniforms)`` uniforms; each map gets the first ones it needs.
+
+    Raises
+    ------
+    AssertionError
+        With the counterexample, when the domination fails by more than :data:`TOL`.
+    ValueError
+        If ``u ≺ v`` fails, a state is invalid, uniforms are missing or the systems differ in
+        ``servers`` or ``split``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> assert_dominates(rc.Envelope(rc.JpSW(2, 1)), rc.JpSW(2, 1),
+    ...                  ([0.0, 1.0], [0.001, 1.0]), (5.0, 0.0))
+    """
+    upper, lower = _check_pair_of_systems(upper, lower)
+    _assert(upper, lower, pair, innovation)

@@ -1,0 +1,446 @@
+"""Exact stationary sampling: coupling from the past (MATH.md §6).
+
+:func:`perfect_sample` returns exact draws of the stationary sorted workload vector seen by an
+arrival, by one of three methods, chosen from the system and input:
+
+``"dominated"`` -- FCFS M/G/S (:class:`recursions.JSW` with Poisson input), dominated coupling
+    from the past (Kendall; Connor & Kendall 2015). The random-assignment system, ``S``
+    independent M/G/1 queues fed at rate ``lam / S``, dominates the Kiefer-Wolfowitz vector:
+    adding ``sigma`` to the least coordinate gives the least sorted vector among all choices of
+    coordinate, and every map involved is monotone, so ``W <= R(V)`` is kept by every arrival.
+    It is simulated in equilibrium backwards in time (:mod:`coupling.dominating`). From a time
+    ``-T`` the JSW map is run forward from ``0`` (lower) and from ``R(V(-T))`` (upper) with the
+    same arrivals; if the two agree at time 0 that is the stationary vector (the stationary
+    state at ``-T`` lies between them). Otherwise ``T`` doubles.
+``"renovation"`` -- loss systems. With Poisson input the M/G/infinity queue (whose customers are
+    a superset of the loss system's) is run back to a time it is empty: the loss system is
+    empty then, whatever the past, and is run forward from there. With service times bounded
+    by ``b`` (any input) the renovating event (9), "every earlier customer would have finished
+    by this arrival", is checked on the backward draws within time ``b`` and the system is run
+    forward from the last such arrival.
+``"monotone"`` -- monotone maps whose stationary state is bounded by a known vector ``upper``
+    (given, or ``(b, ..., b)`` for the envelope of a loss system with services bounded by
+    ``b``): Propp-Wilson sandwiching between ``0`` and ``upper`` at doubling horizons on the
+    time-indexed draws of :class:`recursions.BackwardDraws`.
+
+Every search has a cap and raises :class:`CouplingNotReached` when it is hit; an unstable
+system raises ``ValueError`` before any work.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import recursions as rc
+from recursions._jit import jit
+from recursions._rng import as_seed_sequence
+from recursions.backward import run_window
+
+from .dominating import ReversedQueue, support_max
+
+__all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
+
+
+class CouplingNotReached(RuntimeError):
+    """The backward search hit its cap without coupling (no sample is returned)."""
+
+
+@dataclass(frozen=True)
+class PerfectSample:
+    """Exact stationary draws.
+
+    Attributes
+    ----------
+    samples : numpy.ndarray
+        Shape ``(size, S)``: sorted workload vectors seen by an arrival at stationarity.
+    steps : numpy.ndarray
+        Backward customers each draw needed (arrivals between the coupling time and 0).
+    method : str
+        ``"dominated"``, ``"renovation"`` or ``"monotone"``.
+    system, input : str
+        What was sampled.
+    """
+
+    samples: np.ndarray
+    steps: np.ndarray
+    method: str
+    system: str
+    input: str
+
+    @property
+    def mean_steps(self) -> float:
+        """Mean number of backward customers per draw."""
+        return float(self.steps.mean())
+
+
+def _is_poisson(inp: rc.Input) -> bool:
+    return isinstance(inp, rc.Renewal) and isinstance(inp.interarrival, rc.dists.Exponential)
+
+
+def _run(system: rc.System, start: np.ndarray, t_start: float, times: np.ndarray,
+         services: np.ndarray) -> np.ndarray:
+    """Run ``system`` from ``start`` at time ``t_start`` through arrivals at ``times`` to 0.
+
+    A leading pseudo-arrival with ``sigma = 0`` at ``t_start`` drains the start state up to
+    the first arrival (adding 0 to a coordinate changes nothing).
+    """
+    order = np.argsort(times, kind="stable")
+    t = np.concatenate(([t_start], times[order], [0.0]))
+    sig = np.concatenate(([0.0], np.asarray(services)[order]))
+    tau = np.diff(t)
+    u = np.zeros((sig.size, system.uniforms))
+    return run_window(system, start.astype(np.float64).copy(), sig, np.maximum(tau, 0.0), u)
+
+
+@jit
+def _fifo(times, services, free):
+    """FIFO server idle from ``free`` on: initiation times and the last completion."""
+    init = np.empty(times.size)
+    for k in range(times.size):
+        init[k] = max(times[k], free)
+        free = init[k] + services[k]
+    return init, free
+
+
+class _RAServer:
+    """One server of the random-assignment system: its stationary past and its future."""
+
+    def __init__(self, rate: float, law, gen: np.random.Generator) -> None:
+        g_past, self._g_future = gen.spawn(2)
+        self.queue = ReversedQueue(rate, law, g_past, "ps")
+        self.rate, self.law = rate, law
+        self.past_t = np.empty(0)  # forward arrival times in (-empty_at, 0], ascending
+        self.past_s = np.empty(0)
+        self.fut_t = np.empty(0)  # arrivals after time 0, ascending
+        self.fut_s = np.empty(0)
+
+    def reach(self, T: float) -> None:
+        """Make sure the past is known back to ``-T`` and further back to an empty instant."""
+        for target, stop in ((T, False), (math.inf, True)):
+            t, x = self.queue.advance(target, stop_when_empty=stop)
+            self.past_t = np.concatenate((t[::-1], self.past_t))
+            self.past_s = np.concatenate((x[::-1], self.past_s))
+
+    def future_until(self, horizon: float) -> None:
+        """Generate the forward arrivals after 0 up to time ``horizon``."""
+        last = self.fut_t[-1] if self.fut_t.size else 0.0
+        while last <= horizon:
+            gaps = self._g_future.exponential(1.0 / self.rate, 64)
+            t = last + np.cumsum(gaps)
+            x = np.asarray(self.law.sample(self._g_future, 64), dtype=np.float64)
+            self.fut_t = np.concatenate((self.fut_t, t))
+            self.fut_s = np.concatenate((self.fut_s, x))
+            last = t[-1]
+
+
+def _no_wait_intervals(arr: np.ndarray, init: np.ndarray, start: float, stop: float):
+    """Intervals within ``[start, stop]`` where a FIFO server has nobody waiting.
+
+    ``start`` is an instant the server was empty and ``arr``/``init`` the arrival and
+    initiation times of its customers since then: nobody waits on ``[start, arr_1)`` and on
+    ``[init_k, arr_{k+1})``.
+    """
+    lows = np.concatenate(([start], init))
+    highs = np.concatenate((arr, [np.inf]))
+    keep = lows < highs
+    lows, highs = np.maximum(lows[keep], start), np.minimum(highs[keep], stop)
+    keep = lows < highs
+    return list(zip(lows[keep].tolist(), highs[keep].tolist(), strict=True))
+
+
+def _intersect(a, b):
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo < hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _dominated_jsw(system, inp, gen, t0, cap):
+    """Dominated CFTP for FCFS M/G/S (Connor & Kendall 2015, with a sandwich).
+
+    Service durations are coupled *in order of initiation of service* (Wolff): the k-th
+    customer to start service in the random-assignment (RA) system, FIFO at each server, and
+    the k-th to start in FCFS get the same duration. FCFS then starts its k-th service no
+    later than RA. At a time ``-T`` when no RA customer is waiting, every arrived customer has
+    started in both systems, so pairing customers by initiation index gives FCFS residuals no
+    larger than RA's: the stationary FCFS vector at ``-T`` lies between 0 and the sorted RA
+    residuals, and the FCFS customers arriving after ``-T`` take the durations of the RA
+    initiations after ``-T``, in order. Both ends of the sandwich are run with those to time
+    0; if they meet, that is the stationary vector. After a failed try at ``-T`` the next
+    is sought at or before ``-2T``.
+    """
+    S = system.servers
+    servers = [_RAServer(inp.arrival_rate / S, inp.service, g) for g in gen.spawn(S)]
+    target = t0  # look for an instant with nobody waiting in RA, at or before -target
+    known = t0  # every server's past is known back to -known (at least)
+    while True:
+        for sv in servers:
+            sv.reach(known)
+        known = min(sv.queue.s for sv in servers)
+        fifo = []
+        common = None
+        for sv in servers:
+            init, free0 = _fifo(sv.past_t, sv.past_s, -math.inf)
+            fifo.append((init, free0))
+            iv = _no_wait_intervals(sv.past_t, init, -sv.queue.s, -target)
+            common = iv if common is None else _intersect(common, iv)
+        if common:
+            lo, hi = common[-1]
+            Tq = -0.5 * (lo + hi)
+            result = _sandwich(system, servers, fifo, Tq)
+            if result is not None:
+                return result
+            target = 2.0 * Tq  # the next try starts (at least) twice as far back
+        else:
+            known = 2.0 * known  # learn more of the past
+        if target > cap or known > cap:
+            raise CouplingNotReached(
+                f"no coupling within time {cap:g} back; raise cap (the random-assignment "
+                "bound rarely has no waiting customer when S and the load are large)"
+            )
+        known = max(known, target)
+
+
+def _sandwich(system, servers, fifo, T):
+    """Run FCFS from 0 and from the RA residuals at ``-T`` (nobody waiting in RA then)."""
+    S = system.servers
+    upper = np.zeros(S)
+    arr_t, inits, durs = [], [], []
+    last_init = -T
+    for j, (sv, (init, _)) in enumerate(zip(servers, fifo, strict=True)):
+        before = sv.past_t <= -T
+        done = init[before] + sv.past_s[before]
+        upper[j] = max(float(done.max()) + T, 0.0) if done.size else 0.0
+        after = ~before
+        arr_t.append(sv.past_t[after])
+        inits.append(init[after])
+        durs.append(sv.past_s[after])
+        if inits[-1].size:
+            last_init = max(last_init, float(inits[-1].max()))
+    times = np.sort(np.concatenate(arr_t))
+    m = times.size
+    if last_init > 0:  # customers arriving after 0 may start before some of these
+        for sv, (_, free0) in zip(servers, fifo, strict=True):
+            sv.future_until(last_init)
+            keep = sv.fut_t <= last_init
+            fi, _ = _fifo(sv.fut_t[keep], sv.fut_s[keep], free0)
+            inits.append(fi)
+            durs.append(sv.fut_s[keep])
+    order = np.argsort(np.concatenate(inits), kind="stable")
+    sigma = np.concatenate(durs)[order][:m]
+    lo = _run(system, np.zeros(S), -T, times, sigma)
+    hi = lo if not upper.any() else _run(system, np.sort(upper), -T, times, sigma)
+    return (lo, m) if np.array_equal(lo, hi) else None
+
+
+def _loss_poisson(system, inp, gen, cap):
+    q = ReversedQueue(inp.arrival_rate, inp.service, gen, "infinite")
+    times, services = q.advance(cap, stop_when_empty=True)
+    if q.number > 0:
+        raise CouplingNotReached(f"the M/G/infinity bound did not empty within time {cap:g}")
+    return _run(system, np.zeros(system.servers), q.s * -1.0, times, services), times.size
+
+
+def renovation_index(sigma: Any, tau: Any, bound: float = math.inf) -> np.ndarray:
+    """Arrivals at which the renovating event (9) of the loss system holds, from the input.
+
+    Event (9) at arrival ``i``: every earlier customer would have finished by ``T_i`` had it
+    been served at once (``sigma_j <= T_i - T_j`` for all ``j < i``), so a loss system of any
+    size is empty when customer ``i`` arrives, whatever happened before. Only customers within
+    ``bound`` (the largest possible service time) before ``T_i`` can spoil the event, so with
+    a finite ``bound`` it is certified from a finite window; arrivals too close to the start
+    of the window to be certified are left out.
+
+    Parameters
+    ----------
+    sigma, tau : array_like
+        Service and interarrival times of consecutive customers.
+    bound : float, default inf
+        Upper bound of the service times (``inf``: only the window's own customers count).
+
+    Returns
+    -------
+    numpy.ndarray
+        Indices ``i`` at which the event holds.
+
+    Examples
+    --------
+    >>> renovation_index([2.0, 0.5, 1.0, 0.2], [1.0, 1.0, 1.0, 1.0], bound=2.0).tolist()
+    [2, 3]
+    """
+    sig = np.asarray(sigma, dtype=np.float64).ravel()
+    ta = np.asarray(tau, dtype=np.float64).ravel()
+    if sig.size != ta.size:
+        raise ValueError(f"sigma and tau must have equal lengths, got {sig.size}, {ta.size}")
+    T = np.concatenate(([0.0], np.cumsum(ta)[:-1]))
+    reach = np.concatenate(([-np.inf], np.maximum.accumulate(sig + T)[:-1]))
+    ok = (reach <= T) & (T - T[0] >= (bound if math.isfinite(bound) else 0.0))
+    return np.flatnonzero(ok)
+
+
+def _renovation_index(sig: np.ndarray, tau: np.ndarray, b: float) -> int:
+    """Largest index ``i`` of the window at which event (9) holds, or -1.
+
+    Entry ``i`` is time ``-n + i``. Event (9) at ``i``: every customer ``j < i`` has
+    ``sigma_j <= T_i - T_j``; only customers within time ``b`` before ``T_i`` can fail it,
+    and the event can only be certified when the window reaches back past ``T_i - b``.
+    """
+    T = np.concatenate(([0.0], np.cumsum(tau)[:-1]))
+    reach = np.maximum.accumulate(sig + T)  # latest finishing time among customers <= j
+    for i in range(sig.size - 1, 0, -1):
+        if T[i] - T[0] < b:  # the window does not reach back a full b: cannot certify
+            return -1
+        if reach[i - 1] <= T[i]:
+            return i
+    return -1
+
+
+def _loss_bounded(system, inp, seed, b, n0, cap):
+    draws = rc.BackwardDraws(system, inp, seed)
+    n = n0
+    while True:
+        sig, tau, u = draws.window(n)
+        i = _renovation_index(sig, tau, b)
+        if i >= 0:
+            w = run_window(system, np.zeros(system.servers), sig[i:], tau[i:], u[i:])
+            return w, n - i
+        if n >= cap:
+            raise CouplingNotReached(f"no renovating event (9) within {cap} customers back")
+        n = min(2 * n, cap)
+
+
+def _monotone(system, inp, seed, upper, n0, cap):
+    draws = rc.BackwardDraws(system, inp, seed)
+    n = n0
+    while True:
+        sig, tau, u = draws.window(n)
+        lo = run_window(system, np.zeros(system.servers), sig, tau, u)
+        hi = run_window(system, upper.copy(), sig, tau, u)
+        if np.array_equal(lo, hi):
+            return lo, n
+        if n >= cap:
+            raise CouplingNotReached(f"the sandwich did not close within {cap} customers back")
+        n = min(2 * n, cap)
+
+
+def perfect_sample(
+    system: rc.System,
+    input: rc.Input,
+    size: int,
+    rng: Any = 1,
+    *,
+    upper: Any = None,
+    start: float | None = None,
+    cap: float | None = None,
+) -> PerfectSample:
+    """Exact draws of the stationary sorted workload vector seen by an arriving customer.
+
+    Parameters
+    ----------
+    system : recursions.System
+        ``JSW`` (Poisson input: dominated CFTP), ``Loss`` (Poisson input or bounded service:
+        renovation), or a monotone system with a bounded stationary state (``upper``).
+    input : recursions.Input
+        The input.
+    size : int
+        Number of independent draws.
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed; draw ``k`` uses the ``k``-th child of ``SeedSequence(rng).spawn(size)``.
+    upper : array_like, optional
+        For the monotone method: a sorted vector that bounds the stationary state a.s.
+    start : float, optional
+        First backward horizon tried: time for the dominated method (default ``8 / lam``),
+        customers otherwise (default 16). The draws do not depend on it.
+    cap : float, optional
+        Largest backward horizon (time for the dominated method, default ``1e6 E[tau]``;
+        customers otherwise, default ``2**24``).
+
+    Returns
+    -------
+    PerfectSample
+
+    Raises
+    ------
+    ValueError
+        When the system is not stable (no stationary law), or no exact method applies.
+    CouplingNotReached
+        When a search hits ``cap``.
+
+    Examples
+    --------
+    >>> import recursions as rc, coupling as cp
+    >>> ps = cp.perfect_sample(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 5, rng=1)
+    >>> ps.samples.shape, ps.method
+    ((5, 2), 'dominated')
+    """
+    if not isinstance(system, rc.System):
+        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    if not isinstance(input, rc.Input):
+        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ValueError(f"size must be an integer >= 1, got {size!r}")
+    S = system.servers
+    rho = input.mean_service / (S * input.mean_interarrival)
+    seeds = as_seed_sequence(rng).spawn(int(size))
+    out = np.empty((int(size), S))
+    steps = np.empty(int(size), dtype=np.int64)
+
+    is_jsw = isinstance(system, rc.JSW) or (isinstance(system, rc.JpSW) and system.p == 0)
+    if upper is None and isinstance(system, rc.Envelope) and isinstance(system.system, rc.Loss):
+        b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
+        if math.isfinite(b):
+            upper = np.full(S, b)
+    if is_jsw:
+        if not rho < 1:
+            raise ValueError(f"the system is not stable (load per server {rho:.4g} >= 1): "
+                             "there is no stationary law to sample")
+        if not _is_poisson(input):
+            raise ValueError("exact sampling of JSW (FCFS G/G/S) is implemented for Poisson "
+                             "arrivals (M/G/S, any service law with a finite mean)")
+        method = "dominated"
+        t0 = 8.0 / input.arrival_rate if start is None else float(start)
+        tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
+        if not (t0 > 0 and tcap >= t0):
+            raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
+        for k, sd in enumerate(seeds):
+            out[k], steps[k] = _dominated_jsw(system, input, np.random.default_rng(sd), t0, tcap)
+    elif isinstance(system, rc.Loss):
+        method = "renovation"
+        b = support_max(input.service) if hasattr(input, "service") else math.inf
+        if isinstance(input, rc.Periodic):
+            b = max(input.sigma)
+        n0 = 16 if start is None else int(start)
+        ncap = 2**24 if cap is None else int(cap)
+        for k, sd in enumerate(seeds):
+            if _is_poisson(input):
+                tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
+                out[k], steps[k] = _loss_poisson(system, input, np.random.default_rng(sd), tcap)
+            elif math.isfinite(b):
+                out[k], steps[k] = _loss_bounded(system, input, sd, b, n0, ncap)
+            else:
+                raise ValueError("exact sampling of a loss system needs Poisson arrivals or "
+                                 "bounded service times (renovating event (9))")
+    elif system.monotone and upper is not None:
+        method = "monotone"
+        up = system.check_state(upper, "upper")
+        n0 = 16 if start is None else int(start)
+        ncap = 2**24 if cap is None else int(cap)
+        for k, sd in enumerate(seeds):
+            out[k], steps[k] = _monotone(system, input, sd, up, n0, ncap)
+    else:
+        raise ValueError(
+            f"no exact method for {type(system).__name__}: perfect_sample handles JSW with "
+            "Poisson input, loss systems, and monotone systems given a bounding vector upper="
+        )
+    return PerfectSample(out, steps, method, repr(system), repr(input))

@@ -1,0 +1,322 @@
+"""Hypothesis strategies for property tests of random maps on sorted workload vectors.
+
+This module imports :mod:`hypothesis` (a test dependency: ``pip install 'queue-recursions[test]'``);
+nothing in the library imports it. The strategies put weight on the cases where maps on sorted
+vectors break: zero coordinates, ties, tiny gaps (``1e-9``), ``sigma`` or ``tau`` equal to zero or
+to each other, routing uniforms on the rank boundaries ``k / S``.
+
+Typical use, with :func:`coupling.monotone.assert_monotone` (not run here)::
+
+    import recursions as rc
+    from hypothesis import given
+    from coupling.monotone import assert_monotone
+    from coupling.strategies import innovations_for, pairs_for
+
+    SYSTEM = rc.Envelope(rc.JpSW(4, 1))
+
+    @given(pairs_for(SYSTEM), innovations_for(SYSTEM))
+    def test_envelope_is_monotone(pair, innovation):
+        assert_monotone(SYSTEM, pair, innovation)
+
+Strategies
+----------
+=============================  ===================================================================
+``workloads()``                 one workload level ``>= 0`` (zeros, round values, tiny values)
+``sorted_workloads(S)``         a sorted vector of ``S`` levels (``numpy.ndarray``)
+``ordered_pairs(S, split)``     ``(u, v)`` with ``u ≺ v``; with ``split = p`` both share ``w[:p]``
+``innovations(uniforms)``       ``(sigma, tau)`` or ``(sigma, tau, uniforms)``
+``states_for(system)``          valid states of ``system`` (each block sorted)
+``pairs_for(system)``           ordered pairs of valid states of ``system``
+``innovations_for(system)``     innovations with ``system.uniforms`` routing uniforms
+=============================  ===================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from recursions.systems import System
+
+__all__ = [
+    "innovations",
+    "innovations_for",
+    "ordered_pairs",
+    "pairs_for",
+    "sorted_workloads",
+    "states_for",
+    "workloads",
+]
+
+_ROUND = [0.5, 1.0, 2.0, 5.0, 10.0]
+_ONE_MINUS = float(np.nextafter(1.0, 0.0))
+
+
+def _check_count(value: Any, name: str, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if int(value) < lo:
+        raise ValueError(f"{name} must be >= {lo}, got {value}")
+    return int(value)
+
+
+def _check_system(system: Any) -> System:
+    if not isinstance(system, System):
+        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    return system
+
+
+def workloads(max_value: float = 20.0) -> st.SearchStrategy[float]:
+    """One workload level in ``[0, max_value]``, biased to zero, ties and tiny values.
+
+    Parameters
+    ----------
+    max_value : float, default 20.0
+        Largest level (``> 0``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of float
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> find(workloads(), lambda x: x > 0, settings=settings(database=None)) > 0
+    True
+    """
+    if not (isinstance(max_value, (int, float)) and np.isfinite(max_value) and max_value > 0):
+        raise ValueError(f"max_value must be a finite number > 0, got {max_value!r}")
+    m = float(max_value)
+    return st.one_of(
+        st.just(0.0),
+        st.sampled_from([x for x in _ROUND if x <= m]),
+        st.floats(0.0, m, allow_nan=False, allow_infinity=False),
+        st.sampled_from([1e-9, 1e-6]),
+        st.floats(0.0, min(1e-6, m), allow_nan=False),
+    )
+
+
+def _sorted_array(xs: list[float]) -> np.ndarray:
+    return np.sort(np.asarray(xs, dtype=np.float64))
+
+
+def sorted_workloads(servers: int, max_value: float = 20.0) -> st.SearchStrategy[np.ndarray]:
+    """A sorted workload vector of length ``servers`` (float64 array).
+
+    Parameters
+    ----------
+    servers : int
+        Vector length ``>= 1``.
+    max_value : float, default 20.0
+        Largest level.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of numpy.ndarray
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> w = find(sorted_workloads(3), lambda w: w[-1] > 0, settings=settings(database=None))
+    >>> bool((w[:-1] <= w[1:]).all() and w.min() >= 0)
+    True
+    """
+    s = _check_count(servers, "servers", 1)
+    return st.lists(workloads(max_value), min_size=s, max_size=s).map(_sorted_array)
+
+
+_bumps = st.one_of(
+    st.just(0.0),
+    st.sampled_from([1e-9, 0.5, 1.0]),
+    st.floats(0.0, 5.0, allow_nan=False),
+    st.floats(0.0, 1e-6, allow_nan=False),
+)
+
+
+@st.composite
+def _ordered_pairs(draw: Any, servers: int, split: int,
+                   max_value: float) -> tuple[np.ndarray, np.ndarray]:
+    f = servers - split
+    u = draw(sorted_workloads(f, max_value))
+    if draw(st.booleans()):  # a zero first coordinate, against a possibly tiny one
+        u[0] = 0.0
+    bumps = np.asarray(draw(st.lists(_bumps, min_size=f, max_size=f)), dtype=np.float64)
+    # sorting u + non-negative bumps keeps v ≻ u: order statistics are monotone
+    v = np.sort(u + bumps)
+    if split:
+        block = draw(sorted_workloads(split, max_value))
+        u = np.concatenate([block, u])
+        v = np.concatenate([block, v])
+    return u, v
+
+
+def ordered_pairs(servers: int, split: int = 0,
+                  max_value: float = 20.0) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
+    """Pairs ``(u, v)`` of sorted vectors with ``u ≺ v`` coordinatewise (ties and ``u = v`` too).
+
+    Parameters
+    ----------
+    servers : int
+        Vector length ``>= 1``.
+    split : int, default 0
+        With ``split = p > 0`` the states are two blocks, ``w[:p]`` and ``w[p:]``, each sorted
+        (a :class:`~recursions.SplitBound` state); ``u`` and ``v`` share the first block, which
+        is exogenous. ``0 <= split < servers``.
+    max_value : float, default 20.0
+        Largest level of ``u`` (``v`` may exceed it by the bumps).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> u, v = find(ordered_pairs(3), lambda p: (p[0] < p[1]).any(),
+    ...             settings=settings(database=None))
+    >>> bool((u <= v).all())
+    True
+    """
+    s = _check_count(servers, "servers", 1)
+    p = _check_count(split, "split", 0)
+    if p >= s:
+        raise ValueError(f"split must be in [0, servers - 1] = [0, {s - 1}], got {p}")
+    return _ordered_pairs(s, p, float(max_value))
+
+
+_times = st.one_of(
+    st.just(0.0),
+    st.sampled_from([*_ROUND, 1e-9]),
+    st.floats(0.0, 50.0, allow_nan=False, allow_infinity=False),
+)
+
+
+@st.composite
+def _innovations(draw: Any, uniforms: int, servers: int | None) -> tuple[Any, ...]:
+    sigma = draw(_times)
+    tau = draw(st.one_of(st.just(sigma), _times))  # ties between sigma and tau
+    if uniforms == 0:
+        return sigma, tau
+    special = [0.0, 0.5, _ONE_MINUS]
+    if servers is not None:
+        special += [k / servers for k in range(1, servers)]
+        special += [float(np.nextafter(k / servers, 0.0)) for k in range(1, servers + 1)]
+    unif = st.one_of(st.sampled_from(special), st.floats(0.0, 1.0, exclude_max=True))
+    u = draw(st.lists(unif, min_size=uniforms, max_size=uniforms))
+    return sigma, tau, np.asarray(u, dtype=np.float64)
+
+
+def innovations(uniforms: int = 0,
+                servers: int | None = None) -> st.SearchStrategy[tuple[Any, ...]]:
+    """Innovations ``(sigma, tau)``, or ``(sigma, tau, uniforms)`` when ``uniforms > 0``.
+
+    ``sigma`` and ``tau`` include zeros, round values, ``1e-9`` and ties ``sigma == tau``; the
+    routing uniforms lie in ``[0, 1)`` and include ``0``, the largest float below 1 and, when
+    ``servers`` is given, the rank boundaries ``k / servers`` and the floats just below them.
+
+    Parameters
+    ----------
+    uniforms : int, default 0
+        Routing uniforms per arrival (``system.uniforms``).
+    servers : int, optional
+        Number of servers, to hit the rank boundaries.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of tuple
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> sigma, tau, u = find(innovations(1, servers=4), lambda x: x[2][0] > 0,
+    ...                      settings=settings(database=None))
+    >>> bool(0 < u[0] < 1 and sigma >= 0 and tau >= 0)
+    True
+    """
+    m = _check_count(uniforms, "uniforms", 0)
+    s = None if servers is None else _check_count(servers, "servers", 1)
+    return _innovations(m, s)
+
+
+def states_for(system: System, max_value: float = 20.0) -> st.SearchStrategy[np.ndarray]:
+    """Valid states of ``system``: sorted (each block sorted for a split state).
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system.
+    max_value : float, default 20.0
+        Largest level.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of numpy.ndarray
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from hypothesis import find, settings
+    >>> w = find(states_for(rc.SplitBound(4, 2)), lambda w: w[0] > w[2],
+    ...          settings=settings(database=None))
+    >>> rc.SplitBound(4, 2).check_state(w).size
+    4
+    """
+    sys_ = _check_system(system)
+    p = sys_.split
+    if p == 0:
+        return sorted_workloads(sys_.servers, max_value)
+    return st.tuples(sorted_workloads(p, max_value),
+                     sorted_workloads(sys_.servers - p, max_value)).map(np.concatenate)
+
+
+def pairs_for(system: System,
+              max_value: float = 20.0) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
+    """Ordered pairs ``u ≺ v`` of valid states of ``system`` (sharing a split's loss block).
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system.
+    max_value : float, default 20.0
+        Largest level of ``u``.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of tuple of numpy.ndarray
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from hypothesis import find, settings
+    >>> u, v = find(pairs_for(rc.SplitBound(3, 1)), lambda p: True,
+    ...             settings=settings(database=None))
+    >>> bool(u[0] == v[0] and (u <= v).all())
+    True
+    """
+    sys_ = _check_system(system)
+    return ordered_pairs(sys_.servers, sys_.split, max_value)
+
+
+def innovations_for(system: System) -> st.SearchStrategy[tuple[Any, ...]]:
+    """Innovations for ``system``: ``(sigma, tau)``, plus its routing uniforms if it has any.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system (its ``uniforms`` and ``servers`` are used).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of tuple
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from hypothesis import find, settings
+    >>> len(find(innovations_for(rc.JIQ(3)), lambda x: True, settings=settings(database=None)))
+    3
+    """
+    sys_ = _check_system(system)
+    return innovations(sys_.uniforms, sys_.servers)
