@@ -55,6 +55,18 @@ class SimulationResult:
     overflow_work : Estimate or None
         Mean service time brought by lost customers per arrival, ``E[sigma 1{lost}]`` (loss
         systems only): the work a loss system overflows, as in condition (8) of MATH.md §2.
+    p_all_busy : Estimate or None
+        Fraction of arrivals that find no idle server.
+    mean_jobs : Estimate or None
+        Mean number of jobs per server, ``E[sum_i S_i]`` (queue-length systems).
+    phase_busy : Estimate or None
+        Fraction of servers busy with a job in each Coxian phase, ``S_{1,m}`` (array over
+        phases; queue-length systems with Coxian service).
+    sup_error : Estimate or None
+        ``max_w |x_w - x*_w|`` over the grid when a reference profile was given.
+    engine : str
+        Which engine ran: ``"dense"`` (sorted-vector kernel), ``"heap"`` (absolute empty
+        times), ``"queues"`` (per-server queues) or ``"counts"`` (aggregated Coxian chain).
     grid : numpy.ndarray
         Workload levels at which the profile was accumulated.
     final_state : numpy.ndarray
@@ -79,6 +91,11 @@ class SimulationResult:
     grid: np.ndarray
     final_state: np.ndarray
     path: np.ndarray | None = None
+    p_all_busy: Estimate | None = None
+    mean_jobs: Estimate | None = None
+    phase_busy: Estimate | None = None
+    sup_error: Estimate | None = None
+    engine: str = "dense"
     _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 

@@ -332,6 +332,10 @@ class JIQ(System):
     ----------
     servers : int
         Number of servers ``S >= 1``.
+    buffer : int, optional
+        Capacity ``b >= 1`` of each FIFO server (jobs in service and waiting; an arrival routed
+        to a full server is blocked). With a buffer JIQ is simulated as a queue-length system
+        (paper 002, :mod:`recursions.zerowait`); without, as the workload map.
 
     Examples
     --------
@@ -340,8 +344,14 @@ class JIQ(System):
     array([ 1., 15.])
     """
 
+    buffer: int | None = None
     kind: ClassVar[int] = maps.JIQ
     uniforms: ClassVar[int] = 1
+
+    def __post_init__(self) -> None:
+        if self.buffer is not None:
+            object.__setattr__(self, "buffer", _check_int(self.buffer, "buffer", 1))
+        super().__post_init__()
 
 
 @dataclass(frozen=True)
