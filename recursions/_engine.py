@@ -13,8 +13,8 @@ from ._jit import jit
 from .maps import apply_map
 
 # columns of the per-batch accumulator
-ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK = range(9)
-N_STATS = 9
+ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BUSY = range(10)
+N_STATS = 10
 
 
 @jit
@@ -78,6 +78,8 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
                     busy += x > 0.0
                 acc[r, b, WORK] += tot
                 acc[r, b, BUSY] += busy
+                if busy == s:
+                    acc[r, b, ALL_BUSY] += 1.0
                 if t % every == 0:
                     acc[r, b, SAMPLED] += 1.0
                     for i in range(s):

@@ -150,11 +150,16 @@ class SimulationResult:
         return Estimate(value, se)
 
 
+HEAP_MIN_SERVERS = 32
+"""``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
+
+
 def simulate(
     system: System,
     input: Input,
-    steps: int,
+    steps: int | None = None,
     *,
+    time: float | None = None,
     warmup: int = 0,
     replications: int = 1,
     rng: Any = None,
@@ -165,23 +170,33 @@ def simulate(
     profile_every: int | None = None,
     progress: bool = False,
     chunk: int = DEFAULT_CHUNK,
+    engine: str = "auto",
+    reference: Any = None,
 ) -> SimulationResult:
     """Iterate ``system`` forward under ``input`` and estimate its statistics at arrivals.
 
     Each replication starts from ``w0`` (default: empty), runs ``warmup`` arrivals, then
-    ``steps`` measured arrivals split into ``batches`` batches; standard errors are batch-means
-    errors over all batches of all replications. Replications run in parallel threads; each
-    has its own streams from ``SeedSequence(rng).spawn``, so the numbers do not depend on the
-    thread count or on ``chunk``.
+    ``steps`` measured arrivals (or measured time ``time``) split into ``batches`` batches;
+    standard errors are batch-means errors over all batches of all replications. Replications
+    run in parallel threads; each has its own streams from ``SeedSequence(rng).spawn``, so the
+    numbers do not depend on the thread count or on ``chunk``.
+
+    Two engines: ``"dense"`` applies the compiled map to the sorted vector (``O(S)`` per
+    arrival); ``"heap"`` (JSW, JIQ, RandomRouting, LeastOfD) keeps absolute empty times in an
+    indexed min-heap (``O(log S)`` per arrival, :mod:`recursions.heap`). ``"auto"`` picks the
+    heap from :data:`HEAP_MIN_SERVERS` servers on, or when ``time`` is given. Queue-length
+    systems (JSQ, I1F, PowerOfD, JIQ with a buffer) go to :mod:`recursions.zerowait`.
 
     Parameters
     ----------
     system : System
-        The random map.
+        The random map (or a queue-length system of :mod:`recursions.zerowait`).
     input : Input
         The arrival input.
-    steps : int
+    steps : int, optional
         Measured arrivals per replication (``> 0``).
+    time : float, optional
+        Measured time per replication instead of ``steps`` (heap engine).
     warmup : int, default 0
         Arrivals discarded first.
     replications : int, default 1
@@ -189,24 +204,31 @@ def simulate(
     rng : int, numpy.random.Generator, SeedSequence or None
         Seed.
     record : bool, default False
-        Keep the state seen by every measured arrival (memory ``replications * steps * S``).
+        Keep the state seen by every measured arrival (dense engine; memory
+        ``replications * steps * S``).
     w0 : array_like, optional
-        Initial workload vector (sorted, non-negative) for every replication, or one row per
-        replication (shape ``(replications, S)``). Default: empty.
+        Initial workload vector (non-negative; sorted for the dense engine) for every
+        replication, or one row per replication (shape ``(replications, S)``). Default: empty.
     grid : array_like, optional
         Sorted workload levels for :meth:`SimulationResult.profile`. Default: 33 levels from 0
         to ``max(4 E[sigma], largest workload after warm-up)``.
     batches : int, optional
-        Batches per replication for the standard errors (``1 <= batches <= steps``; default
-        ``min(32, steps)``). With a single batch in all, standard errors are ``nan``.
+        Batches per replication for the standard errors (default ``min(32, steps)``, 32 in
+        time mode). With a single batch in all, standard errors are ``nan``.
     profile_every : int, optional
-        Accumulate the profile at every ``profile_every``-th measured arrival (default ``S``,
-        so its cost per arrival does not grow with ``S``; consecutive states are strongly
-        correlated, so little precision is lost). The scalar statistics use every arrival.
+        Accumulate the profile (and, in the heap engine, the busy fraction and workload) at
+        every ``profile_every``-th measured arrival (default ``S``, so the cost per arrival does
+        not grow with ``S``; consecutive states are strongly correlated, so little precision
+        is lost).
     progress : bool, default False
         Show a tqdm progress bar over chunks.
     chunk : int, default 8192
         Arrivals drawn and simulated per chunk.
+    engine : {"auto", "dense", "heap"}
+        Which engine (see above).
+    reference : callable or object with ``profile(w)``, optional
+        A reference profile ``x*_w`` (e.g. ``ly.jiq_equilibrium(...)``): the result's
+        ``sup_error`` is ``max_w |x_w - x*_w|`` over the grid.
 
     Returns
     -------
@@ -220,44 +242,59 @@ def simulate(
     >>> abs(res.p_wait.value - 0.5) < 4 * res.p_wait.se   # M/M/1: P(wait) = rho
     True
     """
+    from . import zerowait_hook
+
+    if zerowait_hook.handles(system):
+        return zerowait_hook.run(system, input, steps, time=time, warmup=warmup,
+                                 replications=replications, rng=rng, engine=engine,
+                                 batches=batches)
     if not isinstance(system, System):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
-    steps = _int_arg(steps, "steps", 1)
+    if (steps is None) == (time is None):
+        raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
+    if steps is not None:
+        steps = _int_arg(steps, "steps", 1)
+    else:
+        time = _positive_time(time)
     warmup = _int_arg(warmup, "warmup", 0)
     nrep = _int_arg(replications, "replications", 1)
-    batches = min(32, steps) if batches is None else _int_arg(batches, "batches", 1)
+    default_batches = min(32, steps) if steps is not None else 32
+    batches = default_batches if batches is None else _int_arg(batches, "batches", 1)
     chunk = _int_arg(chunk, "chunk", 1)
-    if batches > steps:
+    if steps is not None and batches > steps:
         raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
+    from . import heap as hp
+
+    policy, d = hp.policy_of(system)
+    if engine not in ("auto", "dense", "heap"):
+        raise ValueError(f"engine must be 'auto', 'dense' or 'heap', got {engine!r}")
+    if engine == "heap" and policy < 0:
+        raise ValueError(f"the heap engine runs JSW, JIQ, RandomRouting and LeastOfD, "
+                         f"not {type(system).__name__}")
+    use_heap = engine == "heap" or (
+        engine == "auto" and policy >= 0 and not record
+        and (system.servers >= HEAP_MIN_SERVERS or time is not None)
+    )
+    if time is not None and not use_heap:
+        raise ValueError("time= runs need the heap engine (JSW, JIQ, RandomRouting, LeastOfD)")
+    if record and use_heap:
+        raise ValueError("record=True needs the dense engine")
     S = system.servers
-    if w0 is None:
-        starts = np.zeros((nrep, S))
-    elif np.ndim(w0) == 2:
-        if np.shape(w0)[0] != nrep:
-            raise ValueError(
-                f"w0 with one row per replication must have {nrep} rows, got {np.shape(w0)[0]}"
-            )
-        starts = np.array([system.check_state(row, f"w0[{i}]") for i, row in enumerate(w0)])
-    else:
-        starts = np.repeat(system.check_state(w0, "w0")[None, :], nrep, axis=0)
+    starts = _starts(system, w0, nrep, sort=not use_heap)
     every = max(1, S) if profile_every is None else _int_arg(profile_every, "profile_every", 1)
     user_grid = None
     if grid is not None:
-        user_grid = g = np.asarray(grid, dtype=np.float64).ravel()
+        user_grid = np.asarray(grid, dtype=np.float64).ravel()
+        g = user_grid
         if g.size == 0 or not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or g[0] < 0:
             raise ValueError("grid must be a non-empty, strictly increasing array of levels >= 0")
     ss = as_seed_sequence(rng)
     seeds = ss.spawn(nrep)
     streams = [input.forward(child(sd, 0)) for sd in seeds]
     gens = [forward_generator(sd, 1) for sd in seeds]
-
-    W = np.ascontiguousarray(starts, dtype=np.float64)
-    m = system.uniforms
-    kind, params = int(system.kind), system.params
-    acc = np.zeros((nrep, batches, eng.N_STATS))
-    path = np.zeros((nrep, steps, S)) if record else eng.empty_path()
+    m = hp.uniforms_for(policy, d) if use_heap else system.uniforms
 
     def draw(c: int):
         sig = np.empty((nrep, c))
@@ -265,60 +302,158 @@ def simulate(
         U = np.empty((nrep, c, m))
         for r in range(nrep):
             sig[r], tau[r] = streams[r].next(c)
-            U[r] = system.innovations(gens[r], c)
+            U[r] = gens[r].random((c, m)) if use_heap else system.innovations(gens[r], c)
         return sig, tau, U
 
+    W = np.ascontiguousarray(starts, dtype=np.float64)
+    acc = np.zeros((nrep, batches, eng.N_STATS))
+    path = np.zeros((nrep, steps, S)) if record else eng.empty_path()
+    state = {"g": np.zeros(0), "hist": np.zeros((nrep, batches, 1)), "t0": 0}
+    kind, params = int(system.kind), system.params
+    if use_heap:
+        heap, pos = hp.init_heap(W)
+        tnow = np.zeros(nrep)
+        elapsed = np.zeros(nrep)
+        idx = np.zeros(nrep, dtype=np.int64)
+
+    def fix_grid(current_max: float) -> None:
+        g = user_grid
+        if g is None:
+            g = np.linspace(0.0, max(4.0 * input.mean_service, current_max), 33)
+        state["g"] = g
+        state["hist"] = np.zeros((nrep, batches, g.size + 1))
+
+    def run(sig, tau, U, collect: bool) -> None:
+        g, hist = state["g"], state["hist"]
+        if use_heap:
+            hp.run_heap_chunk(policy, d, W, heap, pos, tnow, elapsed, idx, sig, tau, U, collect,
+                              float(time) if time is not None else 0.0,
+                              steps if steps is not None else 1, batches, time is not None, g,
+                              eng.uniform_step(g), every, acc, hist, hp.REBASE)
+        else:
+            eng.run_chunk(kind, params, W, sig, tau, U, collect, state["t0"], steps, batches, g,
+                          eng.uniform_step(g), every, acc, hist, path)
+            if collect:
+                state["t0"] += sig.shape[1]
+
+    def current_max() -> float:
+        return float((W - tnow[:, None]).max()) if use_heap else float(W.max())
+
+    def measuring_done(done: int) -> bool:
+        if time is not None:
+            return bool(np.all(elapsed >= time))
+        return done >= steps
+
+    bar = _progress_bar(progress, warmup + (steps if steps is not None else 0))
     sizes = [min(chunk, warmup - i) for i in range(0, warmup, chunk)]
-    n_warm = len(sizes)
-    sizes += [min(chunk, steps - i) for i in range(0, steps, chunk)]
-    bar = _progress_bar(progress, warmup + steps)
-    hist = np.zeros((nrep, batches, 1))
-    g = np.zeros(0)
-    t0 = 0
+
+    def next_size(done: int) -> int:
+        return chunk if steps is None else min(chunk, steps - done)
+
     # draws for the next chunk are made in a helper thread while the kernel (which releases
     # the GIL) runs the current one; one producer keeps every stream's order fixed
     with ThreadPoolExecutor(max_workers=1) as pool:
-        nxt = pool.submit(draw, sizes[0])
+        first = sizes[0] if sizes else next_size(0)
+        nxt = pool.submit(draw, first)
         for i, c in enumerate(sizes):
             sig, tau, U = nxt.result()
-            if i + 1 < len(sizes):
-                nxt = pool.submit(draw, sizes[i + 1])
-            if i == n_warm:  # warm-up done: fix the profile grid
-                g = user_grid
-                if g is None:
-                    g = np.linspace(0.0, max(4.0 * input.mean_service, float(W.max())), 33)
-                hist = np.zeros((nrep, batches, g.size + 1))
-            collect = i >= n_warm
-            eng.run_chunk(kind, params, W, sig, tau, U, collect, t0, steps, batches, g,
-                          eng.uniform_step(g), every, acc, hist, path)
-            if collect:
-                t0 += c
+            nxt = pool.submit(draw, sizes[i + 1] if i + 1 < len(sizes) else next_size(0))
+            run(sig, tau, U, False)
             if bar is not None:
                 bar.update(c)
+        if use_heap:
+            elapsed[:] = 0.0
+        fix_grid(current_max())
+        done = 0
+        while not measuring_done(done):
+            sig, tau, U = nxt.result()
+            c = sig.shape[1]
+            done += c
+            if not measuring_done(done) or time is not None:
+                nxt = pool.submit(draw, next_size(done) or chunk)
+            run(sig, tau, U, True)
+            if bar is not None:
+                bar.update(c)
+        nxt.cancel()
     if bar is not None:
         bar.close()
+    if use_heap:
+        W = np.maximum(W - tnow[:, None], 0.0)  # workloads at the end
 
     arr = acc[..., eng.ARRIVALS]
+    snaps = acc[..., eng.SAMPLED]
     loss = system.has_loss
-    return SimulationResult(
+    g = state["g"]
+    prof = eng.profile_counts(state["hist"])
+    result = SimulationResult(
         system=repr(system),
         input=repr(input),
-        steps=steps,
+        steps=int(arr.sum() / nrep) if steps is None else steps,
         warmup=warmup,
         replications=nrep,
         p_wait=None if loss else ratio_estimate(acc[..., eng.WAITED], arr),
         mean_wait=None if loss else ratio_estimate(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED]),
-        mean_workload=ratio_estimate(acc[..., eng.WORK], arr),
-        busy_fraction=ratio_estimate(acc[..., eng.BUSY], arr * S),
+        mean_workload=ratio_estimate(acc[..., eng.WORK], snaps if use_heap else arr),
+        busy_fraction=ratio_estimate(acc[..., eng.BUSY], (snaps if use_heap else arr) * S),
         p_loss=ratio_estimate(acc[..., eng.LOST], arr) if loss else None,
         p_block=None,
         overflow_work=ratio_estimate(acc[..., eng.LOST_WORK], arr) if loss else None,
         grid=g,
         final_state=W,
         path=path if record else None,
-        _prof=eng.profile_counts(hist),
-        _den=acc[..., eng.SAMPLED] * S,
+        p_all_busy=ratio_estimate(acc[..., eng.ALL_BUSY], arr),
+        engine="heap" if use_heap else "dense",
+        _prof=prof,
+        _den=snaps * S,
     )
+    if reference is not None:
+        result = _with_sup_error(result, reference)
+    return result
+
+
+def _positive_time(time: Any) -> float:
+    try:
+        x = float(time)
+    except (TypeError, ValueError):
+        raise TypeError(f"time must be a real number, got {type(time).__name__}") from None
+    if not (np.isfinite(x) and x > 0):
+        raise ValueError(f"time must be a finite number > 0, got {time!r}")
+    return x
+
+
+def _starts(system: System, w0: Any, nrep: int, sort: bool) -> np.ndarray:
+    S = system.servers
+    if w0 is None:
+        return np.zeros((nrep, S))
+
+    def check(row: Any, name: str) -> np.ndarray:
+        a = np.asarray(row, dtype=np.float64)
+        if not sort and a.ndim == 1 and a.size == S:  # the heap engine takes any order
+            a = np.sort(a)
+        return system.check_state(a, name)
+
+    if np.ndim(w0) == 2:
+        if np.shape(w0)[0] != nrep:
+            raise ValueError(
+                f"w0 with one row per replication must have {nrep} rows, got {np.shape(w0)[0]}"
+            )
+        return np.array([check(row, f"w0[{i}]") for i, row in enumerate(w0)])
+    return np.repeat(check(w0, "w0")[None, :], nrep, axis=0)
+
+
+def _with_sup_error(result: SimulationResult, reference: Any) -> SimulationResult:
+    import dataclasses
+
+    g = result.grid
+    ref = reference.profile if hasattr(reference, "profile") else reference
+    if not callable(ref):
+        raise TypeError("reference must be callable or have a profile(w) method")
+    exact = np.asarray(ref(g), dtype=np.float64)
+    est = result.profile(g)
+    diff = np.abs(np.asarray(est.value) - exact)
+    k = int(np.nanargmax(diff))
+    return dataclasses.replace(result, sup_error=Estimate(float(diff[k]),
+                                                          float(np.asarray(est.se)[k])))
 
 
 def _progress_bar(progress: bool, total: int):

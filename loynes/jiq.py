@@ -1,0 +1,558 @@
+"""Large-scale Join-Idle-Queue: equilibrium profile, transient and the Lemma 4 bound (MATH.md §3).
+
+Foss & Stolyar consider ``n`` identical servers fed by a Poisson stream of rate ``lambda n``
+with i.i.d. service times of law ``F``; an arrival joins an idle server if there is one, else a
+uniformly random server. The state is the workload profile ``x^n_w = #{i : W_i > w} / n``.
+This module gives the deterministic objects of their analysis for a per-server arrival rate
+``lambda`` and a service law of any mean ``m`` (the paper takes ``m = 1``):
+
+* the **equilibrium point** (:meth:`JIQEquilibrium.profile`)
+  ``x*_w = lambda int_w^inf (1 - F(xi)) dxi = lambda E[(sigma - w)^+]``, so ``x*_0`` is the
+  load ``rho = lambda m`` (the busy fraction when no arrival ever waits);
+* the **transient from empty** of the infinite-server limit (:meth:`JIQEquilibrium.transient`)
+  ``x↑_w(t) = lambda int_0^t F^c(w + s) ds``, non-decreasing in ``t`` with limit ``x*_w``;
+* the **Lemma 4 bound** (:meth:`JIQEquilibrium.lemma4_bound`) ``E x^n_w(inf) <= x**_w`` for every
+  ``n``, where ``x**_w`` is the expected time above ``w`` per regeneration cycle (arrival to an
+  empty system) of an M/G/1 workload with arrival rate ``lambda`` and service ``F``. A cycle
+  lasts ``1 / (lambda (1 - rho))`` on average, so by the renewal-reward theorem
+  ``x**_w = P(V > w) / (lambda (1 - rho))`` with ``V`` the stationary M/G/1 workload; for
+  exponential service of rate ``mu`` this is ``exp(-(mu - lambda) w) / (mu - lambda)``, and
+  ``x**_0 = m / (1 - rho)`` is the mean busy period.
+
+The M/G/1 workload tail (:func:`mg1_workload_sf`)
+--------------------------------------------------
+By the Pollaczek-Khinchine (Beneš) formula ``V`` is a geometric sum: ``V = Y_1 + ... + Y_N`` with
+``P(N = n) = (1 - rho) rho^n`` and ``Y_i`` i.i.d. with the equilibrium law
+``F_e^c(y) = integrated_sf(y) / m``, so ``Z(w) = P(V > w)`` solves the defective renewal
+equation ``Z(w) = rho F_e^c(w) + rho int_0^w Z(w - y) dF_e(y)``. It is solved on a grid of step
+``h`` by two lattice versions of ``Y``, ``Y_lo = h floor(Y / h) <= Y <= Y_up = Y_lo + h``: the
+geometric sums ``V_lo <= V <= V_up`` are stochastically ordered, so for ``w`` in
+``[k h, (k + 1) h]``
+
+    ``P(V_lo > k h) <= Z(w) <= P(V_up > k h)``,
+
+a bracket of width ``O(h)`` (:func:`mg1_workload_sf_bounds`). The estimate is the mid-point of
+the bracket, placed at the cell centre ``(k + 1/2) h`` (where it is second-order accurate, since
+``V_lo`` and ``V_up`` are shifted by about ``-N h / 2`` and ``+N h / 2``), together with the exact
+``Z(0) = rho``, and linearly interpolated in between. Both lattice tails are computed in one pass
+each from their generating functions ``rho T(z) / (1 - rho P(z))`` (``P`` the lattice jump law,
+``T`` its tail series) with a real FFT of length ``>= 4M`` (``M`` grid cells) after exponential
+damping ``z -> theta z``, ``theta^M = 10^-4``: aliasing is then below ``10^-16`` and the damping
+magnifies rounding by at most ``10^4``. The mass of ``Y`` beyond the grid is never needed (it only
+affects ``Z`` beyond the grid), so there is no truncation error.
+
+Accuracy (measured by ``tests/test_jiq_theory.py``, default step ``h = m / 1024``): the
+maximum absolute error is about ``4e-8`` against the M/M/1 tail ``rho exp(-(mu - lambda) w)``
+and ``2e-7`` against the exact M/D/1 workload law (Erlang's alternating series), at loads 0.5 to
+0.9; halving ``h`` divides the error by about 4 (second order) and the certified bracket
+by about 2. The P-K mean ``int Z = lambda E[sigma^2] / (2 (1 - rho))`` is reproduced to a relative
+``1e-6``. The values are exact for :class:`~recursions.dists.Exponential` service (closed form)
+unless ``method="renewal"`` is asked for.
+
+The grid covers ``[0, max(w)]``; its step is ``step`` if given, else
+``max(m / 1024, max(w) / 2^20)`` (so ``max(w)`` far beyond ``2^10`` means coarsens the grid).
+``F_e^c`` on the grid comes from the law's ``integrated_sf``; for a
+:class:`~recursions.dists.ScipyLaw` (whose ``integrated_sf`` is a ``quad`` per point) the cell
+masses are 8-point Gauss-Legendre integrals of ``sf`` instead (exact to rounding for smooth
+laws, first order in the few cells holding a jump of a discrete law).
+
+Examples
+--------
+>>> from recursions.dists import Deterministic, Exponential
+>>> from loynes.jiq import jiq_equilibrium, mg1_workload_sf
+>>> eq = jiq_equilibrium(0.4, Exponential(1.0))
+>>> float(eq.profile(0.0)), round(float(eq.lemma4_bound(0.0)), 12)
+(0.4, 1.666666666667)
+>>> round(float(mg1_workload_sf(0.5, Deterministic(1.0), 1.0)), 6)  # M/D/1: 1 - (1 - rho) e^rho
+0.175639
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from recursions.dists import Exponential, Law, ScipyLaw, as_law
+
+__all__ = [
+    "JIQEquilibrium",
+    "jiq_equilibrium",
+    "mg1_workload_sf",
+    "mg1_workload_sf_bounds",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Default grid step of the renewal solver, in units of the mean service time.
+STEPS_PER_MEAN = 4096
+#: Largest number of grid cells chosen automatically (a finer ``step`` may ask for more).
+MAX_AUTO_CELLS = 2**20
+#: Largest number of grid cells accepted at all.
+MAX_CELLS = 2**23
+#: ``theta**M = 10**-DAMPING_DECADES`` for the exponential damping of the FFT.
+DAMPING_DECADES = 4.0
+
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------
+
+
+def _real(name: str, value: Any) -> float:
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def _arrival_rate(value: Any) -> float:
+    lam = _real("arrival_rate", value)
+    if not (math.isfinite(lam) and lam > 0):
+        raise ValueError(f"arrival_rate must be a finite number > 0, got {lam!r}")
+    return lam
+
+
+def _stable_load(lam: float, law: Law) -> float:
+    rho = lam * law.mean
+    if not rho < 1:
+        raise ValueError(
+            f"arrival_rate must give a load arrival_rate * E[service] < 1, got "
+            f"{lam!r} * {law.mean!r} = {rho!r}"
+        )
+    return rho
+
+
+def _points(name: str, value: Any) -> FloatArray:
+    """``value`` as a float64 array of points ``>= 0`` (``inf`` allowed)."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real number or an array of them, got str")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be a real number or an array of them, got {type(value).__name__}"
+            + (f" of dtype {arr.dtype}" if isinstance(value, np.ndarray) else "")
+        )
+    arr = arr.astype(np.float64)
+    bad = ~(arr >= 0)
+    if bad.any():
+        raise ValueError(f"{name} must be >= 0 (and not NaN), got {float(arr[bad][0])!r}")
+    return arr
+
+
+def _step(value: Any) -> float | None:
+    if value is None:
+        return None
+    h = _real("step", value)
+    if not (math.isfinite(h) and h > 0):
+        raise ValueError(f"step must be a finite number > 0 or None, got {h!r}")
+    return h
+
+
+def _method(value: Any) -> str:
+    if value not in ("auto", "renewal"):
+        raise ValueError(f"method must be 'auto' or 'renewal', got {value!r}")
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# the renewal solver
+# --------------------------------------------------------------------------------------------
+
+
+def _equilibrium_tail_grid(law: Law, h: float, cells: int) -> FloatArray:
+    """``F_e^c(k h)`` for ``k = 0..cells``."""
+    if not isinstance(law, ScipyLaw):
+        return np.clip(law.equilibrium_sf(h * np.arange(cells + 1)), 0.0, 1.0)
+    # cell integrals of sf by Gauss-Legendre, then tail sums from the right (no cancellation)
+    left = h * np.arange(cells)
+    x = left[:, None] + 0.5 * h * (1.0 + _GL_NODES)[None, :]
+    cell = 0.5 * h * (law.sf(x) @ _GL_WEIGHTS)
+    tail = float(law.integrated_sf(h * cells))
+    sums = np.append(np.cumsum(cell[::-1])[::-1], 0.0) + tail
+    return np.clip(sums / sums[0], 0.0, 1.0)
+
+
+def _lattice_tails(rho: float, law: Law, h: float, cells: int) -> tuple[FloatArray, FloatArray]:
+    """``P(V_lo > k h)`` and ``P(V_up > k h)`` for ``k = 0..cells - 1``."""
+    from scipy import fft
+
+    fc = _equilibrium_tail_grid(law, h, cells)
+    p = np.clip(fc[:-1] - fc[1:], 0.0, None)  # P(Y_lo = k h)
+    n = fft.next_fast_len(4 * cells, real=True)
+    damp = np.exp(-DAMPING_DECADES * math.log(10.0) / cells * np.arange(cells + 1))
+    p_lo = fft.rfft(p * damp[:cells], n)
+    p_up = fft.rfft(np.concatenate(([0.0], p)) * damp, n)  # Y_up = Y_lo + h
+    t_lo = fft.rfft(fc[1:] * damp[:cells], n)  # P(Y_lo > k h) = F_e^c((k + 1) h)
+    t_up = fft.rfft(fc[:-1] * damp[:cells], n)  # P(Y_up > k h) = F_e^c(k h)
+    s_lo = fft.irfft(rho * t_lo / (1.0 - rho * p_lo), n)[:cells] / damp[:cells]
+    s_up = fft.irfft(rho * t_up / (1.0 - rho * p_up), n)[:cells] / damp[:cells]
+    return np.clip(s_lo, 0.0, rho), np.clip(s_up, 0.0, rho)
+
+
+def _grid(law: Law, w: FloatArray, step: float | None) -> tuple[float, int]:
+    finite = w[np.isfinite(w)]
+    reach = float(finite.max()) if finite.size else 0.0
+    h = step if step is not None else max(law.mean / STEPS_PER_MEAN, reach / MAX_AUTO_CELLS)
+    cells = max(math.ceil(reach / h) + 2, 16)
+    if cells > MAX_CELLS:
+        raise ValueError(
+            f"step must leave at most {MAX_CELLS} grid cells up to max(w) = {reach!r}, "
+            f"got step {h!r}"
+        )
+    return h, cells
+
+
+def _prepare(arrival_rate: Any, service: Any, w: Any) -> tuple[float, Law, float, FloatArray]:
+    lam = _arrival_rate(arrival_rate)
+    law = as_law(service, "service")
+    rho = _stable_load(lam, law)
+    return lam, law, rho, _points("w", w)
+
+
+def mg1_workload_sf(
+    arrival_rate: float,
+    service: Any,
+    w: ArrayLike,
+    *,
+    step: float | None = None,
+    method: Literal["auto", "renewal"] = "auto",
+) -> FloatArray:
+    """Tail ``P(V > w)`` of the stationary workload of an M/G/1 queue.
+
+    ``V`` is a geometric(``rho``) sum of equilibrium residual service times (Pollaczek-Khinchine /
+    Beneš); the defective renewal equation for ``P(V > w)`` is solved on a grid as described in
+    the module docstring (second order in the step, absolute error about ``1e-7`` at the default
+    step). Exponential service gives the closed form ``rho exp(-(mu - lambda) w)``.
+
+    Parameters
+    ----------
+    arrival_rate : float
+        Poisson arrival rate ``lambda``, finite and > 0, with ``rho = lambda E[sigma] < 1``.
+    service : Law or scipy.stats frozen distribution
+        Service law (see :func:`recursions.dists.as_law`).
+    w : array_like
+        Points ``>= 0`` (``inf`` gives 0).
+    step : float, optional
+        Grid step; default ``max(E[sigma] / 1024, max(w) / 2**20)``.
+    method : {"auto", "renewal"}, default "auto"
+        ``"auto"`` uses the closed form for :class:`~recursions.dists.Exponential` service and
+        the renewal solver otherwise; ``"renewal"`` always uses the solver.
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of the shape of ``numpy.asarray(w)`` (0-d for a scalar); ``rho`` at ``w = 0``.
+
+    Raises
+    ------
+    TypeError
+        If ``arrival_rate`` or ``step`` is not a real number, ``w`` not numeric, or ``service``
+        not a law.
+    ValueError
+        If ``arrival_rate <= 0`` or the load ``rho >= 1`` (naming ``arrival_rate``), if some
+        ``w`` is negative or NaN, or ``step`` / ``method`` is invalid.
+
+    Examples
+    --------
+    >>> import math
+    >>> from recursions.dists import Erlang, Exponential
+    >>> from loynes.jiq import mg1_workload_sf
+    >>> mg1_workload_sf(0.5, Exponential(1.0), [0.0, 2.0])  # 0.5 exp(-w / 2)
+    array([0.5       , 0.18393972])
+    >>> z = mg1_workload_sf(0.5, Erlang(1, 1.0), 2.0)  # the same law, by the renewal solver
+    >>> abs(float(z) - 0.5 * math.exp(-1.0)) < 1e-7
+    True
+    """
+    lam, law, rho, wa = _prepare(arrival_rate, service, w)
+    h = _step(step)
+    if _method(method) == "auto" and isinstance(law, Exponential):
+        return rho * np.exp(-(law.rate - lam) * wa)
+    out = np.zeros(wa.shape)
+    finite = np.isfinite(wa)
+    if finite.any():
+        h, cells = _grid(law, wa, h)
+        s_lo, s_up = _lattice_tails(rho, law, h, cells)
+        nodes = np.concatenate(([0.0], h * (np.arange(cells) + 0.5)))
+        values = np.concatenate(([rho], 0.5 * (s_lo + s_up)))
+        out[finite] = np.interp(wa[finite], nodes, values)
+    return out
+
+
+def mg1_workload_sf_bounds(
+    arrival_rate: float,
+    service: Any,
+    w: ArrayLike,
+    *,
+    step: float | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Certified bracket ``lower <= P(V > w) <= upper`` of the M/G/1 workload tail.
+
+    ``lower = P(V_lo > k h)`` and ``upper = P(V_up > k h)`` for ``w`` in ``[k h, (k + 1) h)``,
+    where ``V_lo <= V <= V_up`` are the geometric sums of the equilibrium residual service
+    rounded down and up to the grid (module docstring); the width is ``O(step)``. The bracket is
+    rigorous up to floating-point rounding (about ``1e-12``). Always computed by the solver, also
+    for exponential service.
+
+    Parameters
+    ----------
+    arrival_rate : float
+        Poisson arrival rate ``lambda``, finite and > 0, with ``rho = lambda E[sigma] < 1``.
+    service : Law or scipy.stats frozen distribution
+        Service law.
+    w : array_like
+        Points ``>= 0`` (``inf`` gives 0 and 0).
+    step : float, optional
+        Grid step; default as in :func:`mg1_workload_sf`.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        Arrays of the shape of ``numpy.asarray(w)``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`mg1_workload_sf`.
+    ValueError
+        As :func:`mg1_workload_sf`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from recursions.dists import Exponential
+    >>> from loynes.jiq import mg1_workload_sf_bounds
+    >>> lo, hi = mg1_workload_sf_bounds(0.5, Exponential(1.0), 2.0)
+    >>> bool(lo <= 0.5 * math.exp(-1.0) <= hi), bool(hi - lo < 1e-3)
+    (True, True)
+    """
+    lam, law, rho, wa = _prepare(arrival_rate, service, w)
+    h = _step(step)
+    lower = np.zeros(wa.shape)
+    upper = np.zeros(wa.shape)
+    finite = np.isfinite(wa)
+    if finite.any():
+        h, cells = _grid(law, wa, h)
+        s_lo, s_up = _lattice_tails(rho, law, h, cells)
+        k = np.minimum(np.floor(wa[finite] / h).astype(np.int64), cells - 1)
+        lower[finite] = s_lo[k]
+        upper[finite] = s_up[k]
+    return lower, upper
+
+
+# --------------------------------------------------------------------------------------------
+# the JIQ equilibrium
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class JIQEquilibrium:
+    """Fluid objects of large-scale JIQ for arrival rate ``lambda`` per server (MATH.md §3).
+
+    Build it with :func:`jiq_equilibrium`, which validates the arguments.
+
+    Parameters
+    ----------
+    arrival_rate : float
+        Arrival rate per server ``lambda`` (> 0).
+    service : Law
+        Service law, with ``lambda * service.mean < 1``.
+
+    Attributes
+    ----------
+    load : float
+        ``rho = lambda E[sigma]``, the equilibrium busy fraction ``x*_0``.
+
+    Examples
+    --------
+    >>> from recursions.dists import Deterministic
+    >>> from loynes.jiq import jiq_equilibrium
+    >>> eq = jiq_equilibrium(0.25, Deterministic(2.0))
+    >>> eq
+    JIQEquilibrium(arrival_rate=0.25, service=Deterministic(value=2.0), load=0.5)
+    >>> eq.profile([0.0, 1.0, 2.0])  # 0.25 * (2 - w)^+
+    array([0.5 , 0.25, 0.  ])
+    """
+
+    arrival_rate: float
+    service: Law
+
+    def __post_init__(self) -> None:
+        lam = _arrival_rate(self.arrival_rate)
+        law = as_law(self.service, "service")
+        _stable_load(lam, law)
+        object.__setattr__(self, "arrival_rate", lam)
+        object.__setattr__(self, "service", law)
+
+    def __repr__(self) -> str:
+        return (
+            f"JIQEquilibrium(arrival_rate={self.arrival_rate!r}, service={self.service!r}, "
+            f"load={self.load:.6g})"
+        )
+
+    @property
+    def load(self) -> float:
+        """Load ``rho = lambda E[sigma]`` (``< 1``), equal to ``profile(0)``."""
+        return self.arrival_rate * self.service.mean
+
+    def profile(self, w: ArrayLike) -> FloatArray:
+        """Equilibrium point ``x*_w = lambda int_w^inf F^c = lambda E[(sigma - w)^+]``.
+
+        The fraction of servers with workload above ``w`` when every arrival finds an idle
+        server (Theorem 2, proved for ``lambda E[sigma] < 1/2``).
+
+        Parameters
+        ----------
+        w : array_like
+            Points ``>= 0`` (``inf`` gives 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            Array of the shape of ``numpy.asarray(w)``; ``load`` at 0, non-increasing.
+
+        Raises
+        ------
+        TypeError
+            If ``w`` is not numeric.
+        ValueError
+            If some ``w`` is negative or NaN.
+
+        Examples
+        --------
+        >>> from recursions.dists import Exponential
+        >>> from loynes.jiq import jiq_equilibrium
+        >>> jiq_equilibrium(0.5, Exponential(2.0)).profile([0.0, 1.0])  # 0.5 e^(-2w) / 2
+        array([0.25      , 0.03383382])
+        """
+        wa = _points("w", w)
+        return self.arrival_rate * self.service.integrated_sf(wa)
+
+    def transient(self, w: ArrayLike, t: ArrayLike) -> FloatArray:
+        """Infinite-server fluid limit from empty: ``x↑_w(t) = lambda int_0^t F^c(w + s) ds``.
+
+        Computed as ``lambda (E[(sigma - w)^+] - E[(sigma - w - t)^+])``; 0 at ``t = 0``,
+        non-decreasing in ``t`` with limit :meth:`profile` as ``t -> inf``.
+
+        Parameters
+        ----------
+        w : array_like
+            Points ``>= 0``.
+        t : array_like
+            Times ``>= 0`` (``inf`` gives the profile); broadcast against ``w``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Array of the broadcast shape of ``w`` and ``t``.
+
+        Raises
+        ------
+        TypeError
+            If ``w`` or ``t`` is not numeric.
+        ValueError
+            If some ``w`` or ``t`` is negative or NaN, or the shapes do not broadcast.
+
+        Examples
+        --------
+        >>> from recursions.dists import Deterministic
+        >>> from loynes.jiq import jiq_equilibrium
+        >>> eq = jiq_equilibrium(0.5, Deterministic(1.0))
+        >>> eq.transient(0.0, [0.0, 0.5, 1.0, 3.0])  # 0.5 min(t, 1)
+        array([0.  , 0.25, 0.5 , 0.5 ])
+        """
+        wa = _points("w", w)
+        ta = _points("t", t)
+        try:
+            wb, tb = np.broadcast_arrays(wa, ta)
+        except ValueError as exc:
+            raise ValueError(
+                f"w and t must broadcast together, got shapes {wa.shape} and {ta.shape}"
+            ) from exc
+        law = self.service
+        diff = law.integrated_sf(wb) - law.integrated_sf(wb + tb)
+        return self.arrival_rate * np.clip(diff, 0.0, None)
+
+    def lemma4_bound(self, w: ArrayLike, *, step: float | None = None) -> FloatArray:
+        """Lemma 4 bound ``x**_w >= E x^n_w(inf)`` (every ``n``): M/G/1 time above ``w`` per cycle.
+
+        ``x**_w = P(V > w) / (lambda (1 - rho))`` with ``V`` the stationary workload of the
+        M/G/1 queue with arrival rate ``lambda`` and this service (:func:`mg1_workload_sf`,
+        exact for exponential service); ``x**_0 = E[sigma] / (1 - rho)``, the mean busy period.
+
+        Parameters
+        ----------
+        w : array_like
+            Points ``>= 0`` (``inf`` gives 0).
+        step : float, optional
+            Grid step of the renewal solver (see :func:`mg1_workload_sf`).
+
+        Returns
+        -------
+        numpy.ndarray
+            Array of the shape of ``numpy.asarray(w)``; non-increasing in ``w``.
+
+        Raises
+        ------
+        TypeError
+            If ``w`` is not numeric.
+        ValueError
+            If some ``w`` is negative or NaN.
+
+        Examples
+        --------
+        >>> import math
+        >>> from recursions.dists import Exponential
+        >>> from loynes.jiq import jiq_equilibrium
+        >>> eq = jiq_equilibrium(0.5, Exponential(1.0))
+        >>> float(eq.lemma4_bound(2.0)) == math.exp(-0.5 * 2.0) / 0.5
+        True
+        """
+        lam = self.arrival_rate
+        z = mg1_workload_sf(lam, self.service, w, step=step)
+        return z / (lam * (1.0 - self.load))
+
+
+def jiq_equilibrium(arrival_rate: float, service: Any) -> JIQEquilibrium:
+    """Equilibrium objects of large-scale JIQ with ``lambda n`` arrivals and ``n`` servers.
+
+    Parameters
+    ----------
+    arrival_rate : float
+        Arrival rate per server ``lambda``, finite and > 0, with load
+        ``lambda E[sigma] < 1``.
+    service : Law or scipy.stats frozen distribution
+        Service law of any finite mean (see :func:`recursions.dists.as_law`).
+
+    Returns
+    -------
+    JIQEquilibrium
+
+    Raises
+    ------
+    TypeError
+        If ``arrival_rate`` is not a real number or ``service`` not a law.
+    ValueError
+        If ``arrival_rate`` is not finite and > 0, or the load ``arrival_rate * E[sigma]`` is
+        ``>= 1``.
+
+    Examples
+    --------
+    >>> import scipy.stats
+    >>> from loynes.jiq import jiq_equilibrium
+    >>> eq = jiq_equilibrium(0.5, scipy.stats.gamma(2, scale=0.5))  # mean 1
+    >>> eq.load
+    0.5
+    >>> jiq_equilibrium(1.0, scipy.stats.gamma(2, scale=0.5))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: arrival_rate must give a load arrival_rate * E[service] < 1, got 1.0 * 1.0 = 1.0
+    """
+    return JIQEquilibrium(arrival_rate, service)
