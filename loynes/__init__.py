@@ -13,6 +13,8 @@ name                                           module
 ``pollaczek_khinchine_mean_wait``,
 ``md_c_waiting``, ``critical_rate_3``,
 ``critical_rate_11``
+``jiq_equilibrium``, ``JIQEquilibrium``,       :mod:`loynes.jiq`
+``mg1_workload_sf``, ``mg1_workload_sf_bounds``
 ``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
 command line (``python -m loynes``)            :mod:`loynes.cli`
 ============================================  ==========================================
@@ -30,10 +32,12 @@ from .closed_forms import (
     pollaczek_khinchine_mean_wait,
 )
 from .growth import growth_rate
+from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
 
 __all__ = [
     "Condition",
+    "JIQEquilibrium",
     "LoynesResult",
     "StabilityReport",
     "check_stability",
@@ -42,8 +46,11 @@ __all__ = [
     "erlang_b",
     "erlang_c",
     "growth_rate",
+    "jiq_equilibrium",
     "loynes",
     "md_c_waiting",
+    "mg1_workload_sf",
+    "mg1_workload_sf_bounds",
     "mm_c_mean_wait",
     "pollaczek_khinchine_mean_wait",
     "renovation_probability",
