@@ -16,6 +16,9 @@ name                             module
 ``SimulationResult``             :mod:`recursions._engine`)
 ``Estimate``                     :mod:`recursions.estimate`
 ``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
+large-n event engine             :mod:`recursions.heap` (used by ``simulate``)
+``zerowait.JSQ``, ``I1F``,        :mod:`recursions.zerowait` (queue-length systems of
+``PowerOfD``                     paper 002, run by ``simulate``)
 ==============================  ====================================================
 
 Examples
@@ -26,7 +29,7 @@ Examples
 True
 """
 
-from . import dists
+from . import dists, zerowait
 from .backward import BackwardDraws, iterate
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
@@ -56,4 +59,5 @@ __all__ = [
     "dists",
     "iterate",
     "simulate",
+    "zerowait",
 ]

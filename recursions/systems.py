@@ -48,8 +48,8 @@ def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     v = int(value)
     if v < lo or (hi is not None and v > hi):
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be in {rng}, got {v}")
+        rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be {rng}, got {v}")
     return v
 
 

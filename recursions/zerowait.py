@@ -496,7 +496,6 @@ def _queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, pha
     service start uses the phase durations ``D[s, :NP[s]]`` (service times are i.i.d. and
     independent of the routing, so they may be drawn when service starts).
     """
-    nph = bph.shape[0]
     top = C.shape[0] - 1
     na = tau.shape[0]
     ns = D.shape[0]
@@ -504,6 +503,7 @@ def _queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, pha
     soff = ist[1]
     hs = ist[6]
     t = fst[0]
+    status = 0
     while True:
         if aoff == na:
             status = 0

@@ -9,10 +9,8 @@ def handles(system: Any) -> bool:
     """Whether ``system`` is a queue-length system (JSQ, I1F, PowerOfD, JIQ with a buffer)."""
     if getattr(system, "buffer", None) is not None:
         return True
-    try:
-        from . import zerowait
-    except ImportError:  # pragma: no cover - during development only
-        return False
+    from . import zerowait
+
     names = ("JSQ", "I1F", "PowerOfD")
     return isinstance(system, tuple(getattr(zerowait, n) for n in names if hasattr(zerowait, n)))
 

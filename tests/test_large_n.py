@@ -149,3 +149,12 @@ def test_heap_engine_refuses_other_systems():
                     engine="heap")
     with pytest.raises(ValueError, match="time="):
         rc.simulate(rc.Loss(4), rc.Poisson(2.0, D.Exponential(1.0)), time=10.0)
+
+
+def test_jiq_buffer_validation_and_dispatch():
+    with pytest.raises(ValueError, match="buffer must be >= 1"):
+        rc.JIQ(5, buffer=0)
+    res = rc.simulate(rc.JIQ(30, buffer=1), rc.Poisson(24.0, D.LogNormal(1.0, 3.0)),
+                      steps=200_000, rng=1)
+    assert res.engine == "queues"
+    assert abs(res.p_block.value - ly.erlang_b(30, 24.0)) <= Z * res.p_block.se
