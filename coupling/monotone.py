@@ -322,6 +322,11 @@ def _search(upper: System, lower: System, trials: int,
     m = max(upper.uniforms, lower.uniforms)
     gen = np.random.default_rng(as_seed_sequence(rng))
     fixed = _fixed_cases(s, split, m)
+    # a system may draw its own innovation rows (recursions.redundancy: uniforms and sizes)
+    hook = getattr(upper, "random_innovations", None)
+    if hook is not None and (getattr(lower, "random_innovations", None) is None
+                             or lower.uniforms != upper.uniforms):
+        hook = None
     done = 0
     while done < trials:
         c = min(_BATCH, trials - done)
@@ -332,6 +337,8 @@ def _search(upper: System, lower: System, trials: int,
                                                                                strict=True))
         else:
             u, v, sig, tau, uni = _cases(gen, c, s, split, m)
+        if hook is not None:  # systems whose innovation rows are not all uniforms
+            uni = hook(gen, c)
         a = np.array(u, dtype=np.float64, order="C")  # copies: apply_rows works in place
         b = np.array(v, dtype=np.float64, order="C")
         found = np.empty(c)

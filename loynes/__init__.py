@@ -15,6 +15,8 @@ name                                           module
 ``critical_rate_11``
 ``jiq_equilibrium``, ``JIQEquilibrium``,       :mod:`loynes.jiq`
 ``mg1_workload_sf``, ``mg1_workload_sf_bounds``
+``redundancy_fixed_point``,                    :mod:`loynes.redundancy`
+``redundancy_critical_rate``, ``d_monotonicity``
 ``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
 command line (``python -m loynes``)            :mod:`loynes.cli`
 ============================================  ==========================================
@@ -33,16 +35,26 @@ from .closed_forms import (
 )
 from .growth import growth_rate
 from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
+from .redundancy import (
+    CriticalRate,
+    RedundancyFixedPoint,
+    d_monotonicity,
+    redundancy_critical_rate,
+    redundancy_fixed_point,
+)
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
 
 __all__ = [
     "Condition",
+    "CriticalRate",
     "JIQEquilibrium",
     "LoynesResult",
+    "RedundancyFixedPoint",
     "StabilityReport",
     "check_stability",
     "critical_rate_3",
     "critical_rate_11",
+    "d_monotonicity",
     "erlang_b",
     "erlang_c",
     "growth_rate",
@@ -53,6 +65,8 @@ __all__ = [
     "mg1_workload_sf_bounds",
     "mm_c_mean_wait",
     "pollaczek_khinchine_mean_wait",
+    "redundancy_critical_rate",
+    "redundancy_fixed_point",
     "renovation_probability",
     "symbolic",
 ]

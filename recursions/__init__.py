@@ -17,6 +17,8 @@ name                             module
 ``Estimate``                     :mod:`recursions.estimate`
 ``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
 large-n event engine             :mod:`recursions.heap` (used by ``simulate``)
+``JobClass``, ``Redundancy``     :mod:`recursions.redundancy` (map ``redundancy`` in
+                                 :mod:`recursions.maps`)
 ``zerowait.JSQ``, ``I1F``,        :mod:`recursions.zerowait` (queue-length systems of
 ``PowerOfD``                     paper 002, run by ``simulate``)
 ==============================  ====================================================
@@ -29,10 +31,11 @@ Examples
 True
 """
 
-from . import dists, zerowait
+from . import dists, redundancy, zerowait
 from .backward import BackwardDraws, iterate
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
+from .redundancy import JobClass, Redundancy
 from .simulate import SimulationResult, simulate
 from .systems import JIQ, JSW, Envelope, JpSW, LeastOfD, Loss, RandomRouting, SplitBound, System
 
@@ -45,6 +48,7 @@ __all__ = [
     "Envelope",
     "Estimate",
     "Input",
+    "JobClass",
     "JpSW",
     "LeastOfD",
     "Loss",
@@ -52,12 +56,14 @@ __all__ = [
     "Periodic",
     "Poisson",
     "RandomRouting",
+    "Redundancy",
     "Renewal",
     "SimulationResult",
     "SplitBound",
     "System",
     "dists",
     "iterate",
+    "redundancy",
     "simulate",
     "zerowait",
 ]

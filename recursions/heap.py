@@ -5,7 +5,10 @@ An arrival at ``t`` needs no departure events: JIQ joins the heap minimum if it 
 (an idle server), else a uniform server; JSW (least workload, LL) takes the heap minimum;
 random routing a uniform server; LL(d) the least ``E`` among ``d`` servers drawn without
 replacement (Floyd's algorithm, ``d`` uniforms). The chosen ``E_j`` becomes ``max(E_j, t) +
-sigma`` and sifts down: ``O(log n)`` per arrival, memory ``O(n)``. The clock is re-based
+sigma`` and sifts down: ``O(log n)`` per arrival, memory ``O(n)``. Cancel-on-completion
+redundancy (:class:`~recursions.redundancy.Redundancy`) draws ``d`` servers by Floyd's algorithm,
+moves each ``E_i`` to ``min(t + x_i + xi_i, max(t + x_i, t + T))`` (keys only grow) and sifts
+each changed server down: ``O(d log n)`` per arrival. The clock is re-based
 (``E -= t``, ``t = 0``) whenever it passes :data:`REBASE`, so long horizons keep precision.
 
 Snapshots of the whole vector (busy fraction, total workload, profile histogram) are taken at
@@ -18,9 +21,10 @@ import numba
 import numpy as np
 
 from . import _engine as eng
+from . import maps
 from ._jit import jit
 
-JSW, JIQ, RANDOM, LEAST_OF_D = 0, 1, 2, 3
+JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = 0, 1, 2, 3, 4
 REBASE = 2.0**20
 
 
@@ -66,9 +70,45 @@ def floyd_min(E, u, d, n):
     return best
 
 
+@jit
+def redundancy_event(params, E, heap, pos, t, u):
+    """One redundant job at time ``t`` on absolute empty times ``E``; returns its response time.
+
+    Same rule as :func:`recursions.maps.redundancy`, on server labels drawn by Floyd's
+    algorithm (the same law as ranks); each changed server is sifted down.
+    """
+    n = E.size
+    frame = params[0]
+    dmax = int(params[2])
+    j = maps.redundancy_class(params, u[0])
+    d = int(params[3 + 3 * j])
+    k = int(params[3 + 3 * j + 1])
+    ids = np.empty(d, dtype=np.int64)
+    maps.floyd_ranks(u[1:1 + d], d, n, ids)
+    done = np.empty(d)
+    for q in range(d):
+        x = E[ids[q]] - t
+        done[q] = (x if x > 0.0 else 0.0) + u[1 + dmax + q]
+    resp = np.sort(done)[k - 1]
+    for q in range(d):
+        i = ids[q]
+        x = E[i] - t
+        if x < 0.0:
+            x = 0.0
+        v = x if x > resp else resp
+        if done[q] < v:
+            v = done[q]
+        if v > frame:
+            v = frame
+        if t + v > E[i]:
+            E[i] = t + v
+            sift_down(E, heap, pos, pos[i])
+    return resp
+
+
 @jit(parallel=True)
-def run_heap_chunk(policy, d, E, heap, pos, tnow, elapsed, idx, sig, tau, U, collect, horizon,
-                   total, nbatch, by_time, grid, h, every, acc, hist, rebase):
+def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau, U, collect,
+                   horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase):
     """Advance every replication through the chunk's arrivals (see the module docstring).
 
     ``idx[r]`` counts measured arrivals; in time mode (``by_time``) replication ``r`` stops once
@@ -112,13 +152,18 @@ def run_heap_chunk(policy, d, E, heap, pos, tnow, elapsed, idx, sig, tau, U, col
                     j = min(int(U[r, k, 0] * n), n - 1)
             elif policy == RANDOM:
                 j = min(int(U[r, k, 0] * n), n - 1)
-            else:
+            elif policy == LEAST_OF_D:
                 j = floyd_min(e, U[r, k], d, n)
-            found = e[j] - t
-            if found < 0.0:
-                found = 0.0
-            e[j] = t + found + sig[r, k]
-            sift_down(e, hp, ps, ps[j])
+            else:
+                j = -1
+            if j >= 0:
+                found = e[j] - t
+                if found < 0.0:
+                    found = 0.0
+                e[j] = t + found + sig[r, k]
+                sift_down(e, hp, ps, ps[j])
+            else:
+                found = redundancy_event(params, e, hp, ps, t, U[r, k])
             if collect:
                 acc[r, b, eng.ARRIVALS] += 1.0
                 acc[r, b, eng.JOINED] += 1.0
@@ -137,6 +182,7 @@ def run_heap_chunk(policy, d, E, heap, pos, tnow, elapsed, idx, sig, tau, U, col
 
 def policy_of(system) -> tuple[int, int]:
     """(policy code, d) for a system the heap engine runs, or (-1, 0)."""
+    from .redundancy import Redundancy
     from .systems import JIQ as _JIQ
     from .systems import JSW as _JSW
     from .systems import JpSW, LeastOfD, RandomRouting
@@ -149,12 +195,14 @@ def policy_of(system) -> tuple[int, int]:
         return RANDOM, 0
     if isinstance(system, LeastOfD):
         return LEAST_OF_D, system.d
+    if isinstance(system, Redundancy):
+        return REDUNDANCY, system.dmax
     return -1, 0
 
 
 def uniforms_for(policy: int, d: int) -> int:
-    """Routing uniforms per arrival the heap engine draws."""
-    return {JSW: 0, JIQ: 1, RANDOM: 1, LEAST_OF_D: d}[policy]
+    """Routing uniforms per arrival the heap engine draws (redundancy: the system's row)."""
+    return {JSW: 0, JIQ: 1, RANDOM: 1, LEAST_OF_D: d, REDUNDANCY: 1 + 2 * d}[policy]
 
 
 def init_heap(W: np.ndarray):

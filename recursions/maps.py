@@ -17,6 +17,7 @@ JIQ                     idle server if any, else rank ``floor(u_0 S)``          
 LL(d), least of d       least workload among d ranks drawn without replacement       ``least_of_d``
 envelope Phi            ``[R(w + sigma e_r) v R(w - w(1)e_1 + sigma e_1) - tau 1]^+`` ``envelope``
 split bound             loss block of p servers, overflow to a JSW block of S - p    ``split``
+redundancy (c.o.c.)     ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks (§5)       ``redundancy``
 =====================  ==========================================================  ===========
 
 ``apply_map(kind, params, w, sigma, tau, u)`` dispatches on an integer ``kind``; keeping every
@@ -37,6 +38,7 @@ JIQ = 4
 LEAST_OF_D = 5
 ENVELOPE = 6
 SPLIT = 7
+REDUNDANCY = 8
 
 LOST = -1.0
 
@@ -201,6 +203,81 @@ def split(w, sigma, tau, p):
 
 
 @jit
+def floyd_ranks(u, d, s, out):
+    """Write ``d`` distinct ranks of ``0 .. s-1`` into ``out[:d]`` by Floyd's algorithm.
+
+    ``u[q]`` is the uniform of step ``q``: candidate ``floor(u[q] (top + 1))`` with
+    ``top = s - d + q``, replaced by ``top`` when already chosen. Every ``d``-subset is equally
+    likely; the ranks do not depend on the workloads, which keeps the map monotone.
+    """
+    for q in range(d):
+        top = s - d + q
+        c = int(u[q] * (top + 1))
+        if c > top:
+            c = top
+        for p in range(q):
+            if out[p] == c:
+                c = top
+                break
+        out[q] = c
+
+
+@jit
+def redundancy_class(params, u0):
+    """Class index from the class uniform: the first ``j`` with ``u0 < cum_j``."""
+    ncls = int(params[1])
+    for j in range(ncls - 1):
+        if u0 < params[3 + 3 * j + 2]:
+            return j
+    return ncls - 1
+
+
+@jit
+def redundancy(w, tau, u, params):
+    """Cancel-on-completion redundancy (MATH.md §5); returns the response time ``T``.
+
+    ``params = [frame, ncls, dmax, (d_j, k_j, cum_j) for each class]``; the row ``u`` is
+    ``[class uniform, dmax routing uniforms, dmax component sizes]``. The ``d`` selected ranks
+    get sizes ``u[1 + dmax + q]`` in selection order; ``T`` is the ``k``-th smallest of
+    ``w_i + xi_i`` and ``w'_i = min(w_i + xi_i, max(w_i, T))``; workloads above ``frame`` are
+    truncated to it, the vector is re-sorted and drained by ``tau``.
+    """
+    s = w.size
+    frame = params[0]
+    dmax = int(params[2])
+    j = redundancy_class(params, u[0])
+    d = int(params[3 + 3 * j])
+    k = int(params[3 + 3 * j + 1])
+    ranks = np.empty(d, dtype=np.int64)
+    floyd_ranks(u[1:1 + d], d, s, ranks)
+    done = np.empty(d)
+    for q in range(d):
+        done[q] = w[ranks[q]] + u[1 + dmax + q]
+    t = np.sort(done)[k - 1]
+    for q in range(d):
+        r = ranks[q]
+        x = w[r]
+        v = x if x > t else t
+        if done[q] < v:
+            v = done[q]
+        w[r] = v  # v >= x: workloads only grow
+    # re-sort: the changed values only grew, so insertion sort moves them right
+    for i in range(s - 2, -1, -1):
+        x = w[i]
+        m = i
+        while m + 1 < s and w[m + 1] < x:
+            w[m] = w[m + 1]
+            m += 1
+        w[m] = x
+    if frame < np.inf:  # truncation keeps the order
+        for i in range(s):
+            if w[i] > frame:
+                w[i] = frame
+    drain(w, tau)
+    return t
+
+
+@jit
 def apply_map(kind, params, w, sigma, tau, u):
     """Apply the map ``kind`` with parameters ``params`` in place; see the module table."""
     if kind == JSW:
@@ -226,6 +303,8 @@ def apply_map(kind, params, w, sigma, tau, u):
         return envelope(w, sigma, tau, r)
     if kind == SPLIT:
         return split(w, sigma, tau, int(params[0]))
+    if kind == REDUNDANCY:
+        return redundancy(w, tau, u, params)
     return np.nan
 
 

@@ -62,6 +62,9 @@ class SimulationResult:
     phase_busy : Estimate or None
         Fraction of servers busy with a job in each Coxian phase, ``S_{1,m}`` (array over
         phases; queue-length systems with Coxian service).
+    mean_response : Estimate or None
+        Mean response time ``T`` of a job (:class:`~recursions.redundancy.Redundancy`, whose
+        ``p_wait`` and ``mean_wait`` are ``None``; its load ``P(W > 0)`` is ``busy_fraction``).
     sup_error : Estimate or None
         ``max_w |x_w - x*_w|`` over the grid when a reference profile was given.
     engine : str
@@ -95,6 +98,7 @@ class SimulationResult:
     mean_jobs: Estimate | None = None
     phase_busy: Estimate | None = None
     sup_error: Estimate | None = None
+    mean_response: Estimate | None = None
     engine: str = "dense"
     _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
@@ -271,7 +275,8 @@ def simulate(
     if engine not in ("auto", "dense", "heap"):
         raise ValueError(f"engine must be 'auto', 'dense' or 'heap', got {engine!r}")
     if engine == "heap" and policy < 0:
-        raise ValueError(f"the heap engine runs JSW, JIQ, RandomRouting and LeastOfD, "
+        raise ValueError(f"the heap engine runs JSW, JIQ, RandomRouting, LeastOfD and "
+                         f"Redundancy, "
                          f"not {type(system).__name__}")
     use_heap = engine == "heap" or (
         engine == "auto" and policy >= 0 and not record
@@ -302,7 +307,10 @@ def simulate(
         U = np.empty((nrep, c, m))
         for r in range(nrep):
             sig[r], tau[r] = streams[r].next(c)
-            U[r] = gens[r].random((c, m)) if use_heap else system.innovations(gens[r], c)
+            if use_heap and policy != hp.REDUNDANCY:
+                U[r] = gens[r].random((c, m))
+            else:
+                U[r] = system.innovations(gens[r], c)
         return sig, tau, U
 
     W = np.ascontiguousarray(starts, dtype=np.float64)
@@ -326,8 +334,8 @@ def simulate(
     def run(sig, tau, U, collect: bool) -> None:
         g, hist = state["g"], state["hist"]
         if use_heap:
-            hp.run_heap_chunk(policy, d, W, heap, pos, tnow, elapsed, idx, sig, tau, U, collect,
-                              float(time) if time is not None else 0.0,
+            hp.run_heap_chunk(policy, d, system.params, W, heap, pos, tnow, elapsed, idx, sig,
+                              tau, U, collect, float(time) if time is not None else 0.0,
                               steps if steps is not None else 1, batches, time is not None, g,
                               eng.uniform_step(g), every, acc, hist, hp.REBASE)
         else:
@@ -383,6 +391,7 @@ def simulate(
     arr = acc[..., eng.ARRIVALS]
     snaps = acc[..., eng.SAMPLED]
     loss = system.has_loss
+    redundant = policy == hp.REDUNDANCY
     g = state["g"]
     prof = eng.profile_counts(state["hist"])
     result = SimulationResult(
@@ -391,8 +400,10 @@ def simulate(
         steps=int(arr.sum() / nrep) if steps is None else steps,
         warmup=warmup,
         replications=nrep,
-        p_wait=None if loss else ratio_estimate(acc[..., eng.WAITED], arr),
-        mean_wait=None if loss else ratio_estimate(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED]),
+        p_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAITED], arr),
+        mean_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAIT_SUM],
+                                                                acc[..., eng.JOINED]),
+        mean_response=ratio_estimate(acc[..., eng.WAIT_SUM], arr) if redundant else None,
         mean_workload=ratio_estimate(acc[..., eng.WORK], snaps if use_heap else arr),
         busy_fraction=ratio_estimate(acc[..., eng.BUSY], (snaps if use_heap else arr) * S),
         p_loss=ratio_estimate(acc[..., eng.LOST], arr) if loss else None,

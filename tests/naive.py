@@ -111,6 +111,37 @@ def split(w, sigma, tau, p):
     return _drain(u + v, tau), found
 
 
+def floyd(u, d, s):
+    """Floyd's algorithm: d distinct ranks of 0..s-1 from d uniforms."""
+    out = []
+    for q in range(d):
+        top = s - d + q
+        c = min(int(u[q] * (top + 1)), top)
+        if c in out:
+            c = top
+        out.append(c)
+    return out
+
+
+def redundancy(w, tau, u, classes, frame):
+    """Cancel-on-completion redundancy (MATH.md §5); returns (new w, response time T).
+
+    ``classes``: list of (d, k, cumulative probability); ``u``: [class uniform, dmax routing
+    uniforms, dmax sizes].
+    """
+    dmax = max(c[0] for c in classes)
+    j = next((i for i, c in enumerate(classes[:-1]) if u[0] < c[2]), len(classes) - 1)
+    d, k = classes[j][0], classes[j][1]
+    v = list(map(float, w))
+    ranks = floyd(u[1:1 + d], d, len(v))
+    done = [v[r] + u[1 + dmax + q] for q, r in enumerate(ranks)]
+    t = sorted(done)[k - 1]
+    for q, r in enumerate(ranks):
+        v[r] = min(done[q], max(v[r], t))
+    v = sorted(min(x, frame) for x in v)
+    return _drain(v, tau), t
+
+
 def apply(name, params, w, sigma, tau, u):
     """Dispatch by system class name (u: the list of routing uniforms)."""
     if name == "JSW":
@@ -138,6 +169,8 @@ def apply(name, params, w, sigma, tau, u):
         else:  # monotone systems are their own envelope
             return apply(base, params, w, sigma, tau, u)
         return envelope(w, sigma, tau, r)
+    if name == "Redundancy":
+        return redundancy(w, tau, u, params["classes"], params["frame"])
     raise KeyError(name)
 
 
@@ -149,6 +182,10 @@ def describe(system):
         params["p"] = system.p
     if name == "LeastOfD":
         params["d"] = system.d
+    if name == "Redundancy":
+        cum = [float(x) for x in system.params[5::3]]
+        params["classes"] = [(c.d, c.k, cum[j]) for j, c in enumerate(system.classes)]
+        params["frame"] = system.frame
     if name == "Envelope":
         inner_name, inner = describe(system.system)
         params = dict(inner, base=inner_name)

@@ -1,0 +1,468 @@
+"""Cancel-on-completion redundancy (MATH.md §5, seed 001).
+
+A job of class ``j`` (chosen with probability ``pi_j`` proportional to its weight) places ``d_j``
+components on ``d_j`` servers drawn uniformly without replacement; each server is FCFS; the job
+is done when ``k_j`` components finish and the others are cancelled, waiting or in service. With
+selected workloads ``w_i`` and component sizes ``xi_i``, ``T`` = the ``k``-th smallest of
+``w_i + xi_i`` is the job's response time and the selected servers move to
+``w'_i = min(w_i + xi_i, max(w_i, T))``.
+
+The arrivals come from any :class:`~recursions.Input` (its interarrival times); the input's
+*service* law is ignored: component sizes come from the job classes, drawn with the routing
+uniforms by :meth:`Redundancy.innovations`. :meth:`Redundancy.poisson` builds the usual Poisson
+input (its placeholder service law is the mean component size, which only sets the default
+profile grid of :func:`recursions.simulate`). ``simulate`` reports ``mean_response`` (the mean
+of ``T``) and ``busy_fraction`` (the load ``P(W > 0)``); ``p_wait`` and ``mean_wait`` are
+``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import maps
+from ._jit import jit
+from .dists import Deterministic, Exponential, as_law
+from .systems import System, _check_int
+
+__all__ = ["JobClass", "Redundancy", "free_system_work"]
+
+
+@dataclass(frozen=True)
+class JobClass:
+    """A class of redundant jobs: ``d`` components, done after ``k`` of them finish.
+
+    Parameters
+    ----------
+    d : int
+        Number of components (servers the job is sent to), ``d >= 1``.
+    k : int
+        Components needed, ``1 <= k <= d``; the other ``d - k`` are cancelled.
+    size : Law or frozen scipy.stats distribution, optional
+        Law of one component's size (finite mean); the ``d`` sizes are i.i.d. from it, or all
+        equal with ``identical=True``. May be omitted when ``joint`` is given.
+    weight : float, default 1.0
+        Relative frequency of the class (``>= 0``; normalised over the classes).
+    joint : callable, optional
+        ``joint(gen, n) -> (n, d)`` array of non-negative component sizes (one job a row),
+        replacing ``size`` for sampling; checked on every block.
+    identical : bool, default False
+        Identical copies: one size drawn from ``size`` for all ``d`` components.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.redundancy import JobClass
+    >>> c = JobClass(3, 2, rc.dists.Exponential(1.0))
+    >>> c.d, c.k, c.mean_size
+    (3, 2, 1.0)
+    >>> JobClass(2, 3, rc.dists.Exponential(1.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be in [1, 2], got 3
+    """
+
+    d: int
+    k: int
+    size: Any = None
+    weight: float = 1.0
+    joint: Callable[[np.random.Generator, int], Any] | None = None
+    identical: bool = False
+    mean_size: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        d = _check_int(self.d, "d", 1)
+        object.__setattr__(self, "d", d)
+        object.__setattr__(self, "k", _check_int(self.k, "k", 1, d))
+        try:
+            wt = float(self.weight)
+        except (TypeError, ValueError):
+            raise TypeError(f"weight must be a real number, got {type(self.weight).__name__}"
+                            ) from None
+        if not (np.isfinite(wt) and wt >= 0):
+            raise ValueError(f"weight must be a finite number >= 0, got {self.weight!r}")
+        object.__setattr__(self, "weight", wt)
+        if self.joint is None and self.size is None:
+            raise ValueError("size must be given (a law) unless joint is given")
+        if self.size is not None:
+            object.__setattr__(self, "size", as_law(self.size, name="size"))
+        if self.joint is not None:
+            if not callable(self.joint):
+                raise TypeError(f"joint must be callable joint(gen, n) -> (n, d), got "
+                                f"{type(self.joint).__name__}")
+            if self.identical:
+                raise ValueError("identical=True and joint are exclusive")
+            sample = self.sample(np.random.default_rng(12345), 20_000)
+            mean = float(sample.mean())
+        else:
+            mean = float(self.size.mean)
+        object.__setattr__(self, "mean_size", mean)
+
+    @property
+    def iid(self) -> bool:
+        """Whether the component sizes are i.i.d. from :attr:`size`."""
+        return self.joint is None and not self.identical
+
+    @property
+    def exponential(self) -> bool:
+        """Whether the sizes are i.i.d. exponential (the work-conserving case)."""
+        return self.iid and isinstance(self.size, Exponential)
+
+    def sample(self, gen: np.random.Generator, n: int) -> np.ndarray:
+        """Component sizes of ``n`` jobs, shape ``(n, d)``.
+
+        Parameters
+        ----------
+        gen : numpy.random.Generator
+            Source of randomness.
+        n : int
+            Number of jobs.
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Raises
+        ------
+        ValueError
+            When ``joint`` returns the wrong shape or negative or non-finite sizes.
+
+        Examples
+        --------
+        >>> import numpy as np, recursions as rc
+        >>> from recursions.redundancy import JobClass
+        >>> c = JobClass(2, 1, rc.dists.Deterministic(1.5), identical=True)
+        >>> c.sample(np.random.default_rng(0), 2).tolist()
+        [[1.5, 1.5], [1.5, 1.5]]
+        """
+        if self.joint is not None:
+            a = np.asarray(self.joint(gen, n), dtype=np.float64)
+            if a.shape != (n, self.d):
+                raise ValueError(f"joint(gen, n) must return an array of shape (n, d) = "
+                                 f"({n}, {self.d}), got {a.shape}")
+            if not np.all(np.isfinite(a)) or np.any(a < 0):
+                raise ValueError("joint(gen, n) must return finite non-negative sizes")
+            return a
+        if self.identical:
+            x = np.asarray(self.size.sample(gen, n), dtype=np.float64)
+            return np.repeat(x[:, None], self.d, axis=1)
+        return np.asarray(self.size.sample(gen, n * self.d), dtype=np.float64).reshape(n, self.d)
+
+
+def _as_classes(classes: Any) -> tuple[JobClass, ...]:
+    if isinstance(classes, JobClass):
+        classes = [classes]
+    try:
+        out = tuple(classes)
+    except TypeError:
+        raise TypeError("classes must be a JobClass or a sequence of them") from None
+    if not out:
+        raise ValueError("classes must not be empty")
+    for i, c in enumerate(out):
+        if not isinstance(c, JobClass):
+            raise TypeError(f"classes[{i}] must be a JobClass, got {type(c).__name__}")
+    if sum(c.weight for c in out) <= 0:
+        raise ValueError("classes: the weights must not all be zero")
+    return out
+
+
+def class_probs(classes: Sequence[JobClass]) -> np.ndarray:
+    """Class probabilities ``pi_j`` (weights normalised)."""
+    w = np.array([c.weight for c in classes])
+    return w / w.sum()
+
+
+@dataclass(frozen=True)
+class Redundancy(System):
+    """Cancel-on-completion redundancy on ``servers`` servers (MATH.md §5).
+
+    A job picks class ``j`` with probability proportional to ``weight`` and ``d_j`` distinct
+    *ranks* of the sorted vector (Floyd's algorithm, ``d_j`` uniforms: the same law as ``d_j``
+    servers drawn uniformly without replacement, and monotone); ``T`` is the ``k_j``-th
+    smallest of ``w_i + xi_i`` and ``w'_i = min(w_i + xi_i, max(w_i, T))``; with a finite
+    ``frame`` workloads above it are truncated to it; then the vector drains by ``tau``.
+    Monotone in ``w`` and in the sizes; ``(d, d)`` dominates ``(d, k)``. Not work-conserving.
+
+    The innovation row (``uniforms`` wide, ``1 + 2 dmax``) is ``[class uniform, dmax routing
+    uniforms, dmax component sizes]``; the input's service times are ignored. The value the
+    kernel returns (``found``) is the response time ``T``.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``n >= max d_j``.
+    classes : JobClass or sequence of JobClass
+        The job classes (weights not all zero).
+    frame : float, default inf
+        Workload cap ``c > 0`` (``inf``: the basic model).
+
+    Examples
+    --------
+    The paper's worked example, ``(d, k) = (3, 2)``, sizes ``(7, 4, 3)`` at workloads
+    ``(5, 3, 6)``: ``T = 9`` and the new workloads are ``(9, 7, 9)``.
+
+    >>> import recursions as rc
+    >>> from recursions import redundancy as R
+    >>> sys3 = R.Redundancy(3, [R.JobClass(3, 2, rc.dists.Exponential(1.0))])
+    >>> # sorted workloads (3, 5, 6): Floyd picks ranks (0, 1, 2), which get sizes (4, 7, 3)
+    >>> u = [0.0, 0.0, 0.99, 0.99, 4.0, 7.0, 3.0]
+    >>> sys3.step([3.0, 5.0, 6.0], sigma=0.0, tau=0.0, u=u).tolist()
+    [7.0, 9.0, 9.0]
+    """
+
+    classes: tuple[JobClass, ...] = ()
+    frame: float = np.inf
+    kind: ClassVar[int] = maps.REDUNDANCY
+    monotone: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        s = _check_int(self.servers, "servers", 1)
+        cls = _as_classes(self.classes)
+        for i, c in enumerate(cls):
+            if c.d > s:
+                raise ValueError(f"classes[{i}]: d = {c.d} exceeds servers = {s}")
+        object.__setattr__(self, "classes", cls)
+        try:
+            fr = float(self.frame)
+        except (TypeError, ValueError):
+            raise TypeError(f"frame must be a real number, got {type(self.frame).__name__}"
+                            ) from None
+        if not fr > 0:
+            raise ValueError(f"frame must be > 0 (inf: no frame), got {self.frame!r}")
+        object.__setattr__(self, "frame", fr)
+        super().__post_init__()
+
+    @property
+    def dmax(self) -> int:
+        """Largest number of components ``max_j d_j``."""
+        return max(c.d for c in self.classes)
+
+    @property
+    def uniforms(self) -> int:  # type: ignore[override]
+        """Width ``1 + 2 dmax`` of the innovation row."""
+        return 1 + 2 * self.dmax
+
+    @property
+    def probs(self) -> np.ndarray:
+        """Class probabilities ``pi_j``."""
+        return class_probs(self.classes)
+
+    def _params(self) -> np.ndarray:
+        pi = self.probs
+        cum = np.cumsum(pi)
+        cum[-1] = 1.0
+        rows = [[float(c.d), float(c.k), float(cum[j])] for j, c in enumerate(self.classes)]
+        return np.array([self.frame, float(len(self.classes)), float(self.dmax)]
+                        + [x for r in rows for x in r])
+
+    def class_of(self, u0: np.ndarray) -> np.ndarray:
+        """Class indices for class uniforms ``u0`` (the kernel's rule)."""
+        cum = self.params[5::3][:-1]
+        return np.searchsorted(cum, np.asarray(u0), side="right")
+
+    def innovations(self, gen: np.random.Generator, n: int) -> np.ndarray:
+        """Innovation rows ``[class uniform, dmax uniforms, dmax sizes]``, shape ``(n, 1+2dmax)``.
+
+        Sizes are drawn per class, in one block per class.
+
+        Parameters
+        ----------
+        gen : numpy.random.Generator
+            Source of randomness.
+        n : int
+            Number of arrivals.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        m = self.dmax
+        U = np.zeros((n, 1 + 2 * m))
+        U[:, :1 + m] = gen.random((n, 1 + m))
+        cls = self.class_of(U[:, 0])
+        for j, c in enumerate(self.classes):
+            idx = np.flatnonzero(cls == j)
+            if idx.size:
+                U[idx, 1 + m:1 + m + c.d] = c.sample(gen, idx.size)
+        return U
+
+    def random_innovations(self, gen: np.random.Generator, n: int) -> np.ndarray:
+        """Innovations for property searches: :meth:`innovations` with boundary values mixed in.
+
+        Routing uniforms are set to 0 or just below 1 now and then, and sizes to 0, to a
+        common value (ties) or scaled by up to 20.
+
+        Parameters
+        ----------
+        gen : numpy.random.Generator
+            Source of randomness.
+        n : int
+            Number of cases.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        U = self.innovations(gen, n)
+        m = self.dmax
+        c = gen.random((n, 1 + m))
+        uni = U[:, :1 + m]
+        uni[c < 0.1] = 0.0
+        uni[(c >= 0.1) & (c < 0.2)] = np.nextafter(1.0, 0.0)
+        sz = U[:, 1 + m:]
+        c = gen.random((n, m))
+        sz[c < 0.1] = 0.0
+        tie = gen.random(n) < 0.1
+        sz[tie] = sz[tie, :1]
+        sz *= np.where(gen.random(n) < 0.3, gen.uniform(0.0, 20.0, n), 1.0)[:, None]
+        return U
+
+    def _check_u(self, u: Any) -> np.ndarray:
+        m = self.dmax
+        if u is None:
+            raise ValueError(f"Redundancy.step needs u: [class uniform, {m} routing uniforms, "
+                             f"{m} component sizes]")
+        a = np.atleast_1d(np.asarray(u, dtype=np.float64)).ravel()
+        if a.size != 1 + 2 * m:
+            raise ValueError(f"u must hold 1 + 2 dmax = {1 + 2 * m} numbers, got {a.size}")
+        if np.any(~(a[:1 + m] >= 0) | (a[:1 + m] >= 1)):
+            raise ValueError(f"u[:{1 + m}] (class and routing uniforms) must lie in [0, 1)")
+        if not np.all(np.isfinite(a[1 + m:])) or np.any(a[1 + m:] < 0):
+            raise ValueError(f"u[{1 + m}:] (component sizes) must be finite and >= 0")
+        return a
+
+    @property
+    def mean_component(self) -> float:
+        """Mean component size ``sum_j pi_j E xi_j``."""
+        return float(sum(p * c.mean_size for p, c in zip(self.probs, self.classes,
+                                                         strict=True)))
+
+    def poisson(self, rate: float):
+        """Poisson arrivals of total rate ``rate`` (``lambda n``) for this system.
+
+        The service law is a placeholder (the mean component size, deterministic): it is
+        ignored by the map and only sets :func:`recursions.simulate`'s default profile grid.
+
+        Parameters
+        ----------
+        rate : float
+            Total arrival rate ``> 0``.
+
+        Returns
+        -------
+        recursions.Poisson
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> from recursions import redundancy as R
+        >>> sys_ = R.Redundancy(10, [R.JobClass(2, 1, rc.dists.Exponential(1.0))])
+        >>> sys_.poisson(5.0).rate
+        5.0
+        """
+        from .inputs import Poisson
+
+        return Poisson(rate, service=Deterministic(self.mean_component))
+
+    def __repr__(self) -> str:
+        fr = "" if self.frame == np.inf else f", frame={self.frame!r}"
+        return f"Redundancy({self.servers}, {list(self.classes)!r}{fr})"
+
+
+@jit
+def free_chunk(params, p, U, eta):
+    """Free (unregulated) system on labelled positions ``p``: ``eta[i]`` = work of job ``i``.
+
+    Same selection and update as :func:`recursions.maps.redundancy` (on labels instead of
+    ranks: the same law), without drain or positive part; positions are re-centred at their
+    minimum every ``p.size`` jobs.
+    """
+    n = p.size
+    dmax = int(params[2])
+    ranks = np.empty(dmax, dtype=np.int64)
+    done = np.empty(dmax)
+    for i in range(U.shape[0]):
+        u = U[i]
+        j = maps.redundancy_class(params, u[0])
+        d = int(params[3 + 3 * j])
+        k = int(params[3 + 3 * j + 1])
+        maps.floyd_ranks(u[1:1 + d], d, n, ranks)
+        for q in range(d):
+            done[q] = p[ranks[q]] + u[1 + dmax + q]
+        t = np.sort(done[:d])[k - 1]
+        e = 0.0
+        for q in range(d):
+            r = ranks[q]
+            x = p[r]
+            v = x if x > t else t
+            if done[q] < v:
+                v = done[q]
+            e += v - x
+            p[r] = v
+        eta[i] = e
+        if (i + 1) % n == 0:
+            lo = p.min()
+            for m in range(n):
+                p[m] -= lo
+
+
+def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
+                     batches: int = 32, rng: Any = None, chunk: int = 65536
+                     ) -> tuple[float, float]:
+    """Stationary mean work per job ``a`` of the free system, with its batch-means error.
+
+    The free system (paper §16) lets workloads go negative: only the relative positions
+    matter, and they form a Markov chain whose law does not depend on the arrival rate. The
+    critical rate per server is ``1 / a`` (MATH.md §5).
+
+    Parameters
+    ----------
+    system : Redundancy
+        The system (its ``frame`` is ignored).
+    jobs : int
+        Measured jobs (``>= batches``).
+    warmup : int, optional
+        Discarded jobs (default ``50 n``).
+    batches : int, default 32
+        Batches for the standard error.
+    rng : seed, optional
+        Seed.
+    chunk : int, default 65536
+        Jobs drawn per block.
+
+    Returns
+    -------
+    (float, float)
+        ``a`` and its standard error.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions import redundancy as R
+    >>> s = R.Redundancy(20, [R.JobClass(2, 1, rc.dists.Exponential(1.0))])
+    >>> a, se = R.free_system_work(s, 200_000, rng=1)
+    >>> abs(a - 1.0) < 5 * se + 0.01     # exponential: a = k E xi
+    True
+    """
+    if not isinstance(system, Redundancy):
+        raise TypeError(f"system must be a Redundancy system, got {type(system).__name__}")
+    jobs = _check_int(jobs, "jobs", 1)
+    batches = _check_int(batches, "batches", 1, jobs)
+    warmup = 50 * system.servers if warmup is None else _check_int(warmup, "warmup", 0)
+    from ._rng import as_seed_sequence
+
+    gen = np.random.default_rng(as_seed_sequence(rng))
+    p = np.zeros(system.servers)
+    total = warmup + jobs
+    eta = np.empty(total)
+    for start in range(0, total, chunk):
+        c = min(chunk, total - start)
+        free_chunk(system.params, p, system.innovations(gen, c), eta[start:start + c])
+    x = eta[warmup:]
+    means = np.array([b.mean() for b in np.array_split(x, batches)])
+    se = float(means.std(ddof=1) / np.sqrt(batches)) if batches > 1 else float("nan")
+    return float(x.mean()), se

@@ -1,0 +1,184 @@
+"""Cancel-on-completion redundancy (MATH.md §5): kernel, heap engine, properties, mean field."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import coupling as cp
+import recursions as rc
+from recursions import heap as hp
+from recursions import maps
+from recursions.redundancy import JobClass, Redundancy, free_system_work
+from tests import naive
+from tests.strategies import sorted_vectors
+
+D = rc.dists
+EXP = D.Exponential(1.0)
+
+
+def _row(system, gen):
+    return system.random_innovations(gen, 1)[0]
+
+
+def test_paper_worked_example():
+    sys3 = Redundancy(3, [JobClass(3, 2, EXP)])
+    # sorted (3, 5, 6); Floyd with these uniforms picks ranks (0, 1, 2): workloads 3, 5, 6
+    # get sizes 4, 7, 3 -- the paper's (workload, size) pairs (5, 7), (3, 4), (6, 3)
+    u = np.array([0.0, 0.0, 0.99, 0.99, 4.0, 7.0, 3.0])
+    w = np.array([3.0, 5.0, 6.0])
+    out, t = maps.step_once(sys3.kind, sys3.params, w, 0.0, 0.0, u)
+    assert t == 9.0
+    assert out.tolist() == [7.0, 9.0, 9.0]
+    assert naive.redundancy(w, 0.0, u, [(3, 2, 1.0)], np.inf) == ([7.0, 9.0, 9.0], 9.0)
+
+
+SYSTEMS = [
+    Redundancy(5, [JobClass(3, 2, EXP)]),
+    Redundancy(6, [JobClass(2, 1, D.Uniform(0.0, 2.0), weight=2.0),
+                   JobClass(4, 3, D.Deterministic(1.0), identical=True)]),
+    Redundancy(4, [JobClass(4, 1, D.HyperExponential([0.5, 0.5], [2.0, 0.5]))], frame=6.0),
+    Redundancy(3, [JobClass(1, 1, EXP), JobClass(3, 3, EXP)]),
+]
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=repr)
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), tau=st.floats(0.0, 5.0), seed=st.integers(0, 2**32 - 1))
+def test_kernel_equals_naive(system, data, tau, seed):
+    w = data.draw(sorted_vectors(system.servers))
+    u = _row(system, np.random.default_rng(seed))
+    got = system.step(w, 0.0, tau, u)
+    name, params = naive.describe(system)
+    want, t = naive.apply(name, params, w, 0.0, tau, u)
+    np.testing.assert_array_equal(got, want)
+    _, t2 = maps.step_once(system.kind, system.params, np.array(w, dtype=float), 0.0, tau, u)
+    assert t2 == t
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=repr)
+def test_monotone_in_w(system):
+    rep = cp.check_monotone(system, trials=20_000, rng=2)
+    assert rep.counterexample is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), bump=st.floats(0.0, 5.0))
+def test_monotone_in_sizes(data, seed, bump):
+    system = SYSTEMS[0]
+    w = data.draw(sorted_vectors(system.servers))
+    u = _row(system, np.random.default_rng(seed))
+    v = u.copy()
+    v[1 + system.dmax + int(seed % system.dmax)] += bump
+    assert np.all(system.step(w, 0.0, 0.5, u) <= system.step(w, 0.0, 0.5, v) + 1e-12)
+
+
+@pytest.mark.parametrize("d,k", [(3, 1), (3, 2), (4, 2)])
+def test_no_cancellation_dominates(d, k):
+    law = D.HyperExponential([0.5, 0.5], [2.0, 0.5])
+    up = Redundancy(6, [JobClass(d, d, law)])
+    lo = Redundancy(6, [JobClass(d, k, law)])
+    assert cp.check_dominates(up, lo, trials=20_000, rng=3).dominates
+    assert not cp.check_dominates(lo, up, trials=20_000, rng=3).dominates
+
+
+@pytest.mark.parametrize("d,k", [(2, 1), (3, 2)])
+def test_exponential_load_is_work_conserving(d, k):
+    n, lam = 10, 0.7 / k
+    s = Redundancy(n, [JobClass(d, k, EXP)])
+    rho = lam * k * 1.0
+    for engine in ("dense", "heap"):
+        res = rc.simulate(s, s.poisson(lam * n), steps=200_000, warmup=10_000, rng=1,
+                          engine=engine, profile_every=1)
+        assert res.engine == engine and res.p_wait is None
+        assert abs(res.busy_fraction.value - rho) < 5 * res.busy_fraction.se + 0.005
+
+
+def test_heap_agrees_with_dense():
+    s = Redundancy(40, [JobClass(3, 2, D.Uniform(0.0, 2.0))])
+    kw = dict(steps=200_000, warmup=20_000, replications=2, profile_every=1)
+    a = rc.simulate(s, s.poisson(0.3 * 40), rng=1, engine="dense", **kw)
+    b = rc.simulate(s, s.poisson(0.3 * 40), rng=2, engine="heap", **kw)
+    for name in ("busy_fraction", "mean_response", "mean_workload"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert abs(x.value - y.value) < 5 * np.hypot(x.se, y.se), (name, x, y)
+    assert hp.policy_of(s) == (hp.REDUNDANCY, 3)
+
+
+def test_free_system_bounds():
+    law = D.Uniform(0.0, 2.0)
+    s = Redundancy(50, [JobClass(3, 2, law)])
+    a, se = free_system_work(s, 400_000, rng=4)
+    # 1 / (d E xi) <= critical rate <= 1 / (k E xi) ... here a in [k E xi min, d E xi]
+    assert se < 0.01
+    assert 1.0 / (3 * law.mean) <= 1.0 / a
+
+
+@pytest.mark.parametrize("bad,err", [
+    (lambda: JobClass(2, 0, EXP), "k must be"),
+    (lambda: JobClass(2, 3, EXP), "k must be"),
+    (lambda: JobClass(2, 1, EXP, weight=-1.0), "weight"),
+    (lambda: Redundancy(2, [JobClass(3, 1, EXP)]), "exceeds servers"),
+    (lambda: Redundancy(3, [JobClass(2, 1, EXP, weight=0.0)]), "weights"),
+    (lambda: JobClass(2, 1, D.Lomax(0.9, 1.0)), "mean"),
+    (lambda: JobClass(2, 1, joint=lambda g, n: np.ones((n, 3))), "shape"),
+    (lambda: JobClass(2, 1, joint=lambda g, n: -np.ones((n, 2))), "non-negative"),
+    (lambda: Redundancy(3, [JobClass(2, 1, EXP)], frame=0.0), "frame"),
+])
+def test_bad_inputs(bad, err):
+    with pytest.raises(ValueError, match=err):
+        bad()
+
+
+def test_joint_sampler_runs():
+    c = JobClass(2, 1, joint=lambda g, n: np.column_stack([g.exponential(1.0, n)] * 2))
+    s = Redundancy(4, [c])
+    res = rc.simulate(s, s.poisson(2.0), steps=20_000, rng=1)
+    assert 0 < res.busy_fraction.value < 1
+
+
+from loynes.redundancy import d_monotonicity, redundancy_critical_rate, redundancy_fixed_point  # noqa: E402
+
+
+@pytest.mark.parametrize("d,lam", [(2, 0.7), (3, 0.5)])
+def test_mean_field_exponential_d1_closed_form(d, lam):
+    fp = redundancy_fixed_point(JobClass(d, 1, EXP), lam)
+    w = np.linspace(0.0, 4.0, 17)
+    exact = lam * (lam + (1 - lam) * np.exp((d - 1) * w)) ** (-d / (d - 1))
+    assert np.max(np.abs(fp.profile(w) - exact)) < 1e-4
+    assert abs(fp.load - lam) < 1e-4
+
+
+@pytest.mark.parametrize("law,d,k,lam", [
+    (D.Deterministic(1.0), 2, 1, 0.6),
+    (D.Uniform(0.0, 2.0), 3, 2, 0.35),
+    (D.HyperExponential([0.5, 0.5], [2.0, 2.0 / 3.0]), 2, 1, 0.5),
+], ids=["det", "unif", "h2"])
+def test_finite_n_matches_mean_field(law, d, k, lam):
+    n = 1000
+    c = JobClass(d, k, law)
+    fp = redundancy_fixed_point(c, lam, wmax=40.0)
+    s = Redundancy(n, [c])
+    res = rc.simulate(s, s.poisson(lam * n), steps=400_000, warmup=100_000, rng=7)
+    assert res.engine == "heap"
+    # O(1/n) bias allowance
+    assert abs(res.busy_fraction.value - fp.load) < 4 * res.busy_fraction.se + 0.01
+    assert abs(res.mean_response.value - fp.mean_response) < (
+        4 * res.mean_response.se + 0.02 * fp.mean_response)
+
+
+def test_critical_rate_free_system_vs_mean_field():
+    c = JobClass(2, 1, D.Uniform(0.0, 2.0))
+    mf = redundancy_critical_rate(c)
+    fin = redundancy_critical_rate(c, servers=200, jobs=400_000)
+    assert mf.method == "mean field" and fin.method == "free system"
+    assert mf.lower <= fin.value + 3 * fin.se and mf.lower <= mf.value
+    assert abs(fin.value - mf.value) < 4 * fin.se + 0.02 * mf.value
+    ex = redundancy_critical_rate(JobClass(3, 2, EXP), servers=50, jobs=300_000)
+    assert abs(ex.value - 0.5) < 4 * ex.se + 0.005
+
+
+def test_d_monotonicity_exponential_constant():
+    assert d_monotonicity(JobClass(3, 1, EXP), cases=30, samples=4000) == "constant"
