@@ -18,6 +18,8 @@ name                                           module
 ``redundancy_fixed_point``,                    :mod:`loynes.redundancy`
 ``redundancy_critical_rate``, ``d_monotonicity``
 ``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
+``sweep``, ``as_table``                        :mod:`loynes.sweep` (local processes or Dask)
+``stability_map``, ``StabilityMap``            :mod:`loynes.maps`
 command line (``python -m loynes``)            :mod:`loynes.cli`
 ============================================  ==========================================
 """
@@ -35,6 +37,7 @@ from .closed_forms import (
 )
 from .growth import growth_rate
 from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
+from .maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
 from .redundancy import (
     CriticalRate,
     RedundancyFixedPoint,
@@ -43,14 +46,20 @@ from .redundancy import (
     redundancy_fixed_point,
 )
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
+from .sweep import NOT_RUN, as_table, sweep
 
 __all__ = [
+    "NOT_RUN",
     "Condition",
     "CriticalRate",
     "JIQEquilibrium",
     "LoynesResult",
+    "PoissonAtLoad",
     "RedundancyFixedPoint",
+    "StabilityMap",
     "StabilityReport",
+    "SystemFamily",
+    "as_table",
     "check_stability",
     "critical_rate_3",
     "critical_rate_11",
@@ -68,5 +77,7 @@ __all__ = [
     "redundancy_critical_rate",
     "redundancy_fixed_point",
     "renovation_probability",
+    "stability_map",
+    "sweep",
     "symbolic",
 ]

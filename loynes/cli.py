@@ -1,18 +1,25 @@
-"""Command line: ``python -m loynes check ...`` and ``python -m loynes demo``.
+"""Command line: ``python -m loynes check ...``, ``sweep ...`` and ``demo``.
 
 Examples
 --------
 ``python -m loynes check --system jpsw --servers 5 --p 2 --arrival-rate 4 --service lognormal:1,2``
 prints the stability report; ``--json`` prints it as JSON.
+
+``python -m loynes sweep --system jpsw --servers 6 --loads 0.5:1.0:26 --p 0:5 --out DIR``
+writes the stability map over (load, p) to ``DIR/stability_map.csv`` and
+``DIR/stability_map.png`` (``--scheduler tcp://HOST:8786`` runs it on a Dask cluster).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 import recursions as rc
 
@@ -125,6 +132,114 @@ def build_input(args: argparse.Namespace) -> rc.Input:
         raise CliError(str(exc)) from None
 
 
+def parse_loads(text: str, flag: str = "--loads") -> list[float]:
+    """Parse ``A:B:N`` (N loads from A to B, ``numpy.linspace``) or one load ``A``.
+
+    Examples
+    --------
+    >>> parse_loads("0.5:1.0:3")
+    [0.5, 0.75, 1.0]
+    """
+    parts = text.split(":")
+    try:
+        if len(parts) == 1:
+            a, b, n = float(parts[0]), float(parts[0]), 1
+        elif len(parts) == 3:
+            a, b, n = float(parts[0]), float(parts[1]), int(parts[2])
+        else:
+            raise ValueError
+    except ValueError:
+        raise CliError(f"{flag}: expected A:B:N (N loads from A to B) or one number, "
+                       f"got {text!r}") from None
+    if not (math.isfinite(a) and math.isfinite(b)) or a <= 0 or b < a or n < 1:
+        raise CliError(f"{flag}: need 0 < A <= B and N >= 1, got {text!r}")
+    return [float(x) for x in np.linspace(a, b, n)]
+
+
+def parse_int_range(text: str, flag: str) -> list[int]:
+    """Parse ``A:B`` (the integers A..B, inclusive) or one integer ``A``.
+
+    Examples
+    --------
+    >>> parse_int_range("0:3", "--p")
+    [0, 1, 2, 3]
+    """
+    parts = text.split(":")
+    try:
+        if len(parts) == 1:
+            a = b = int(parts[0])
+        elif len(parts) == 2:
+            a, b = int(parts[0]), int(parts[1])
+        else:
+            raise ValueError
+    except ValueError:
+        raise CliError(f"{flag}: expected A:B (integers A..B inclusive) or one integer, "
+                       f"got {text!r}") from None
+    if b < a:
+        raise CliError(f"{flag}: empty range {text!r} (need A <= B)")
+    return list(range(a, b + 1))
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    """The ``sweep`` subcommand: write the stability map's CSV and PNG into ``--out``."""
+    from pathlib import Path
+
+    from .maps import PoissonAtLoad, SystemFamily, stability_map
+
+    if args.servers < 1:
+        raise CliError(f"--servers must be >= 1, got {args.servers}")
+    loads = parse_loads(args.loads)
+    flag = "--d" if args.system == "leastofd" else "--p"
+    spec = args.d if args.system == "leastofd" else args.p
+    params = parse_int_range(spec, flag)
+    lo, hi = (1, args.servers) if args.system == "leastofd" else (0, args.servers - 1)
+    if params[0] < lo or params[-1] > hi:
+        raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} servers, "
+                       f"got {spec!r}")
+    if args.steps < 4 or args.horizon < 1:
+        raise CliError("--horizon must be >= 1 and --steps >= 4")
+    if args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    if args.workers is not None and args.workers < 0:
+        raise CliError(f"--workers must be >= 0, got {args.workers}")
+    service = parse_law(args.service, "--service")
+    if args.scheduler is not None:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise CliError("--scheduler needs dask.distributed: "
+                           "pip install 'dask[distributed]'") from None
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--out: cannot create {str(out)!r}: {exc.strerror}") from None
+    try:
+        smap = stability_map(SystemFamily(args.system, args.servers),
+                             PoissonAtLoad(args.servers, service), loads, params,
+                             rng=args.seed, client=args.scheduler,
+                             param_name="d" if args.system == "leastofd" else "p",
+                             steps=args.steps, horizon=args.horizon,
+                             max_workers=args.workers, progress=not args.quiet)
+    except OSError as exc:  # e.g. an unreachable scheduler
+        raise CliError(f"--scheduler: {exc}") from None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    smap.to_csv(out / "stability_map.csv")
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    smap.plot(ax, title=f"{args.system}, S={args.servers}, Poisson, service {args.service}")
+    ax.set_xlabel("load ρ = λE[σ]/S")
+    fig.tight_layout()
+    fig.savefig(out / "stability_map.png", dpi=120)
+    plt.close(fig)
+    print(smap)
+    print(f"written: {out / 'stability_map.csv'}, {out / 'stability_map.png'}")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -153,6 +268,26 @@ def make_parser() -> argparse.ArgumentParser:
     chk.add_argument("--horizon", type=int, default=2**16, help="Loynes horizon cap")
     chk.add_argument("--steps", type=int, default=2**16, help="arrivals per estimate")
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
+    swp = sub.add_parser("sweep", help="stability map over (load, p), locally or on Dask",
+                         description="Run check_stability over a (load, p) grid with Poisson "
+                                     "input at load rho = lambda E[sigma] / S; write "
+                                     "OUT/stability_map.csv and OUT/stability_map.png.")
+    swp.add_argument("--system", choices=("jpsw", "envelope", "split", "leastofd"),
+                     required=True, help="jpsw, envelope, split (parameter --p) or leastofd "
+                                         "(parameter --d)")
+    swp.add_argument("--servers", type=int, required=True, help="number of servers S")
+    swp.add_argument("--loads", required=True, help="A:B:N, N loads from A to B (linspace)")
+    swp.add_argument("--p", default="0:0", help="A:B, the p values A..B inclusive")
+    swp.add_argument("--d", default="1:2", help="A:B, the d values of leastofd")
+    swp.add_argument("--service", default="exponential:1",
+                     help=f"service law (default exponential:1): {LAW_HELP}")
+    swp.add_argument("--out", required=True, help="output folder")
+    swp.add_argument("--scheduler", help="Dask scheduler address (default: local processes)")
+    swp.add_argument("--workers", type=int, help="local worker processes (default: cores)")
+    swp.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    swp.add_argument("--steps", type=int, default=2**14, help="arrivals per estimate")
+    swp.add_argument("--horizon", type=int, default=2**14, help="Loynes horizon cap")
+    swp.add_argument("--quiet", action="store_true", help="no progress bar")
     demo = sub.add_parser("demo", help="report and figures for the seed J_{p+1}SW model",
                           description="Stability report and figures for the seed system.")
     demo.add_argument("--out", default="demo_output", help="folder for the figures")
@@ -180,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             run_demo(args.out, quick=args.quick)
             return 0
+        if args.command == "sweep":
+            return run_sweep(args)
         if args.horizon < 1 or args.steps < 4:
             raise CliError("--horizon must be >= 1 and --steps >= 4")
         report = check_stability(build_system(args), build_input(args), rng=args.seed,

@@ -55,6 +55,8 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
     index, out of ``total``) are added to batch ``b = (t0 + k) * nbatch // total``: the
     scalar sums in ``acc[r, b]`` and, at every ``every``-th arrival, one count per busy server
     in ``hist[r, b, level_bin(w_i)]`` (the profile is a reversed cumulative sum of ``hist``).
+    When ``hist`` has twice ``grid.size + 1`` columns, the second half histograms what each
+    customer found (the FCFS wait under JSW, the response time under redundancy).
     The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty.
     """
     nrep, s = W.shape
@@ -99,6 +101,8 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
                     if found > 0.0:
                         acc[r, b, WAITED] += 1.0
                         acc[r, b, WAIT_SUM] += found
+                    if hist.shape[2] >= 2 * (grid.size + 1):  # histogram of what was found
+                        hist[r, b, grid.size + 1 + level_bin(grid, h, found)] += 1.0
 
 
 def profile_counts(hist: np.ndarray) -> np.ndarray:

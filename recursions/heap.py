@@ -170,6 +170,8 @@ def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau
                 if found > 0.0:
                     acc[r, b, eng.WAITED] += 1.0
                     acc[r, b, eng.WAIT_SUM] += found
+                if hist.shape[2] >= 2 * (grid.size + 1):
+                    hist[r, b, grid.size + 1 + eng.level_bin(grid, h, found)] += 1.0
                 idx[r] += 1
             t += tau[r, k]
             elapsed[r] += tau[r, k]

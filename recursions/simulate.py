@@ -102,6 +102,8 @@ class SimulationResult:
     engine: str = "dense"
     _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _fprof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _fden: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def profile(self, w: Any) -> Estimate:
         """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.
@@ -128,13 +130,51 @@ class SimulationResult:
         >>> bool(x.value[0] > x.value[1])
         True
         """
+        return self._on_grid(w, self._prof, self._den, "profile")
+
+    def wait_sf(self, t: Any) -> Estimate:
+        """``P(found > t)``: the tail of what arriving customers found at the server joined.
+
+        Under JSW this is the FCFS waiting-time tail ``P(W > t)``; under
+        :class:`~recursions.Redundancy` it is the response-time tail ``P(R > t)`` (also
+        available as :meth:`response_sf`). Lost customers are left out. Exact at the levels of
+        :attr:`grid`, interpolated between them.
+
+        Parameters
+        ----------
+        t : float or array_like
+            Levels within ``[grid[0], grid[-1]]``.
+
+        Returns
+        -------
+        Estimate
+            With array ``value`` and ``se`` of the shape of ``t``.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=50_000, rng=1, grid=[0.0, 1.0])
+        >>> bool(abs(res.wait_sf(0.0).value - 0.5) < 0.05)   # M/M/1: P(W > 0) = rho
+        True
+        """
+        if self._fprof is None:
+            raise ValueError("this result carries no histogram of what customers found")
+        return self._on_grid(t, self._fprof, self._fden, "wait_sf")
+
+    def response_sf(self, t: Any) -> Estimate:
+        """Response-time tail ``P(R > t)`` of redundancy systems (same as :meth:`wait_sf`)."""
+        return self.wait_sf(t)
+
+    def _on_grid(self, w: Any, counts: np.ndarray, den_batches: np.ndarray,
+                 what: str) -> Estimate:
         w = np.asarray(w, dtype=np.float64)
         flat = np.atleast_1d(w).ravel()
         g = self.grid
         if g.size == 0:
-            raise ValueError("no profile was accumulated: pass grid=... to simulate")
+            raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
         if np.any(~np.isfinite(flat)) or np.any(flat < g[0]) or np.any(flat > g[-1]):
-            raise ValueError(f"w must lie within the grid [{g[0]}, {g[-1]}]; pass grid=...")
+            raise ValueError(f"levels must lie within the grid [{g[0]}, {g[-1]}]; pass grid=...")
         # interpolation weights, shape (len(w), G)
         m = np.zeros((flat.size, g.size))
         for i, x in enumerate(flat):
@@ -146,8 +186,8 @@ class SimulationResult:
                 a = (x - g[j]) / (g[j + 1] - g[j])
                 m[i, j] = 1.0 - a
                 m[i, j + 1] = a
-        num = self._prof.reshape(-1, g.size) @ m.T
-        den = self._den.ravel()
+        num = counts.reshape(-1, g.size) @ m.T
+        den = den_batches.ravel()
         ests = [ratio_estimate(num[:, i], den) for i in range(flat.size)]
         value = np.array([e.value for e in ests]).reshape(w.shape)
         se = np.array([e.se for e in ests]).reshape(w.shape)
@@ -329,7 +369,7 @@ def simulate(
         if g is None:
             g = np.linspace(0.0, max(4.0 * input.mean_service, current_max), 33)
         state["g"] = g
-        state["hist"] = np.zeros((nrep, batches, g.size + 1))
+        state["hist"] = np.zeros((nrep, batches, 2 * (g.size + 1)))
 
     def run(sig, tau, U, collect: bool) -> None:
         g, hist = state["g"], state["hist"]
@@ -393,7 +433,9 @@ def simulate(
     loss = system.has_loss
     redundant = policy == hp.REDUNDANCY
     g = state["g"]
-    prof = eng.profile_counts(state["hist"])
+    half = g.size + 1
+    prof = eng.profile_counts(state["hist"][..., :half])
+    fprof = eng.profile_counts(state["hist"][..., half:])
     result = SimulationResult(
         system=repr(system),
         input=repr(input),
@@ -416,6 +458,8 @@ def simulate(
         engine="heap" if use_heap else "dense",
         _prof=prof,
         _den=snaps * S,
+        _fprof=fprof,
+        _fden=acc[..., eng.JOINED],
     )
     if reference is not None:
         result = _with_sup_error(result, reference)

@@ -171,3 +171,15 @@ def test_progress_bar_runs():
     res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, D.Exponential(1.0)), steps=5_000, rng=1,
                       progress=True, chunk=1000)
     assert res.steps == 5_000
+
+
+@pytest.mark.parametrize(("servers", "engine"), [(3, "dense"), (40, "heap")])
+def test_waiting_time_tail_is_erlang_c(servers, engine):
+    # M/M/S FCFS: P(W > t) = C(S, a) exp(-(S mu - lambda) t)
+    lam = 0.85 * servers
+    grid = np.array([0.0, 0.25, 0.5, 1.0])
+    res = rc.simulate(rc.JSW(servers), rc.Poisson(lam, D.Exponential(1.0)), steps=400_000,
+                      warmup=20_000, replications=2, rng=21, grid=grid, engine=engine)
+    est = res.wait_sf(grid)
+    exact = ly.erlang_c(servers, lam) * np.exp(-(servers - lam) * grid)
+    assert np.all(np.abs(est.value - exact) <= Z * est.se + 1e-4)  # se is 0 where none waited

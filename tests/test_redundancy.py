@@ -182,3 +182,18 @@ def test_critical_rate_free_system_vs_mean_field():
 
 def test_d_monotonicity_exponential_constant():
     assert d_monotonicity(JobClass(3, 1, EXP), cases=30, samples=4000) == "constant"
+
+
+def test_response_tail_matches_mean_field():
+    import loynes as ly
+
+    cls = [rc.JobClass(2, 1, rc.dists.Exponential(1.0))]
+    lam, n = 0.6, 1000
+    system = rc.Redundancy(n, cls)
+    grid = np.linspace(0.0, 3.0, 7)
+    res = rc.simulate(system, system.poisson(lam * n), steps=300_000, warmup=100_000, rng=2,
+                      grid=grid)
+    fp = ly.redundancy_fixed_point(cls, lam)
+    est = res.response_sf(grid)
+    # standard error plus a small allowance for the finite n
+    assert np.all(np.abs(est.value - fp.response_sf(grid)) <= 4 * est.se + 0.01)

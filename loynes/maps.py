@@ -1,0 +1,396 @@
+"""``stability_map``: :func:`~loynes.stability.check_stability` over a (load, parameter) grid.
+
+Each grid point runs ``check_stability(system_factory(param), input_factory(load), rng=seed)``
+through :func:`~loynes.sweep.sweep` (local processes or a Dask cluster), and the verdicts are
+collected in a :class:`StabilityMap`: a verdict grid, a confidence grid, the tidy table, the
+known boundaries (condition (3) and, for J_{p+1}SW with Poisson input, condition (11)), a plot
+and a CSV writer.
+
+For the picklable factories used by the command line, see :class:`PoissonAtLoad` (Poisson
+input at load ``rho = lambda E[sigma] / S``) and :class:`SystemFamily`.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import numbers
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import recursions as rc
+
+from .closed_forms import critical_rate_3, critical_rate_11
+from .stability import check_stability
+from .sweep import _iter_rows, sweep
+
+__all__ = ["PoissonAtLoad", "StabilityMap", "SystemFamily", "stability_map"]
+
+MARKS = {"stable": "S", "unstable": "U", "undecided": "?", "error": "E"}
+COLOURS = {"stable": "tab:green", "unstable": "tab:red", "undecided": "tab:gray",
+           "error": "black"}
+
+
+@dataclass(frozen=True)
+class PoissonAtLoad:
+    """Poisson input at load ``rho``: rate ``rho * servers / E[sigma]`` (picklable factory).
+
+    Parameters
+    ----------
+    servers : int
+        ``S``.
+    service : Law
+        Service law.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> PoissonAtLoad(4, rc.dists.Exponential(2.0))(0.5)
+    Poisson(rate=4.0, service=Exponential(rate=2.0))
+    """
+
+    servers: int
+    service: Any
+
+    def __call__(self, load: float) -> rc.Poisson:
+        """The input at ``load``."""
+        return rc.Poisson(float(load) * self.servers / float(self.service.mean), self.service)
+
+
+@dataclass(frozen=True)
+class SystemFamily:
+    """``kind`` with ``servers`` servers as a function of one integer parameter (picklable).
+
+    Parameters
+    ----------
+    kind : {"jpsw", "envelope", "split", "leastofd"}
+        J_{p+1}SW, its envelope, the split bound (parameter ``p``) or LL(d) (parameter ``d``).
+    servers : int
+        ``S``.
+
+    Examples
+    --------
+    >>> SystemFamily("jpsw", 4)(1)
+    JpSW(servers=4, p=1)
+    """
+
+    kind: str
+    servers: int
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("jpsw", "envelope", "split", "leastofd"):
+            raise ValueError("kind must be 'jpsw', 'envelope', 'split' or 'leastofd', got "
+                             f"{self.kind!r}")
+
+    def __call__(self, param: int) -> rc.System:
+        """The system at ``param``."""
+        if self.kind == "jpsw":
+            return rc.JpSW(self.servers, int(param))
+        if self.kind == "envelope":
+            return rc.Envelope(rc.JpSW(self.servers, int(param)))
+        if self.kind == "split":
+            return rc.SplitBound(self.servers, int(param))
+        return rc.LeastOfD(self.servers, int(param))
+
+
+def _decided_by(reason: str) -> str:
+    table = (("(3) fails", "(3)"), ("(3) holds", "(3)"), ("(8) and (9)", "(8)+(9)"),
+             ("the monotone envelope", "envelope"), ("the exogenous-routing", "split bound"),
+             ("the workload grows", "growth"), ("a loss system", "loss"),
+             ("the map is monotone", "Loynes"))
+    for prefix, label in table:
+        if reason.startswith(prefix):
+            return label
+    return "none"
+
+
+def _map_point(*, rng: Any, system_factory: Callable[[Any], rc.System],
+               input_factory: Callable[[float], rc.Input], param_name: str,
+               options: dict[str, Any], **point: Any) -> dict[str, Any]:
+    """One grid point: the verdict and its evidence as scalars."""
+    rep = check_stability(system_factory(point[param_name]), input_factory(point["load"]),
+                          rng=rng, **options)
+    out: dict[str, Any] = {"verdict": rep.verdict, "decided_by": _decided_by(rep.reason)}
+    for name, col in (("(3)", "cond3"), ("(11)", "cond11"), ("(8)", "cond8")):
+        try:
+            c = rep.condition(name)
+        except KeyError:
+            out[col], out[col + "_se"] = math.nan, math.nan
+        else:
+            out[col], out[col + "_se"] = float(c.value), float(c.se)
+    g = rep.evidence.get("growth per customer", math.nan)
+    gse = rep.evidence.get("growth per customer se", math.nan)
+    out["growth"], out["growth_se"] = float(g), float(gse)
+    by = out["decided_by"]
+    if by == "(3)" or by == "loss":
+        conf = math.inf  # exact
+    elif by == "(8)+(9)":
+        conf = (1.0 - out["cond8"]) / out["cond8_se"] if out["cond8_se"] > 0 else math.inf
+    elif by == "growth":
+        conf = g / gse if gse > 0 else math.inf
+    else:  # a finite Loynes limit (a coupling, not a statistic) or undecided
+        conf = math.nan
+    out["confidence"] = float(conf)
+    out["reason"] = rep.reason
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class StabilityMap:
+    """Verdicts of :func:`stability_map` over (parameter, load).
+
+    Attributes
+    ----------
+    loads : numpy.ndarray
+        The loads (x axis), shape ``(n_loads,)``.
+    params : tuple
+        The parameter values (y axis).
+    param_name : str
+        The parameter's name (``"p"`` by default).
+    verdicts : numpy.ndarray
+        ``verdicts[i, j]`` for ``params[i]``, ``loads[j]``: ``"stable"``, ``"unstable"``,
+        ``"undecided"`` or ``"error"`` (the point raised; see the table's ``error``).
+    confidence : numpy.ndarray
+        Float grid: ``inf`` when an exact condition decided ((3), or a loss system), the
+        z-score of the deciding estimate for (8)+(9) (``(1 - value) / se``) or a growth rate
+        (``growth / se``), NaN for a Loynes-limit (coupling) verdict, undecided or error.
+    table : pandas.DataFrame or dict of numpy.ndarray
+        The sweep's tidy table (one row per point, with ``decided_by``, condition values and
+        standard errors, growth, ``confidence``, ``reason``, ``error``).
+    boundaries : dict of str to numpy.ndarray
+        Critical load of each boundary at each parameter value (NaN where undefined).
+    """
+
+    loads: np.ndarray
+    params: tuple
+    param_name: str
+    verdicts: np.ndarray
+    confidence: np.ndarray
+    table: Any
+    boundaries: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        width = max(len(str(p)) for p in self.params)
+        lines = [f"{'':>{width}}  loads {self.loads[0]:.4g} .. {self.loads[-1]:.4g} "
+                 "(S stable, U unstable, ? undecided, E error)"]
+        for i, p in enumerate(self.params):
+            lines.append(f"{p!s:>{width}}  " + "".join(MARKS.get(v, "?")
+                                                      for v in self.verdicts[i]))
+        return "\n".join(lines)
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write :attr:`table` to ``path`` as CSV (one row per point, a header line)."""
+        rows = list(_iter_rows(self.table))
+        cols = list(rows[0]) if rows else []
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=cols)
+            w.writeheader()
+            for row in rows:
+                w.writerow({k: "" if v is None else v for k, v in row.items()})
+
+    def plot(self, ax: Any = None, *, title: str | None = None) -> Any:
+        """Verdicts as coloured dots over (load, parameter), with the boundaries as lines.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        title : str, optional
+            Axes title.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, ax = plt.subplots(figsize=(7.5, 4))
+        numeric = all(isinstance(p, numbers.Real) for p in self.params)
+        ys = np.asarray(self.params, dtype=float) if numeric else np.arange(len(self.params))
+        for v, c in COLOURS.items():
+            ii, jj = np.nonzero(self.verdicts == v)
+            if ii.size:
+                ax.scatter(self.loads[jj], ys[ii], c=c, s=40, label=v, zorder=3)
+        styles = iter(["k-", "k--", "b-.", "m:", "c--"])
+        for name, crit in self.boundaries.items():
+            style = next(styles, "k:")
+            if np.allclose(crit, crit[0], equal_nan=False) and np.isfinite(crit[0]):
+                ax.axvline(crit[0], color=style[0], ls=style[1:], lw=1,
+                           label=f"{name} boundary")
+            else:
+                ax.plot(crit, ys, style, lw=1, label=f"{name} boundary")
+        ax.set_xlabel("load")
+        ax.set_ylabel(self.param_name)
+        ax.set_yticks(ys)
+        if not numeric:
+            ax.set_yticklabels([str(p) for p in self.params])
+        if title:
+            ax.set_title(title)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        return ax
+
+
+def _rate(inp: rc.Input) -> float:
+    return 1.0 / float(inp.mean_interarrival)
+
+
+def _auto_boundaries(system_factory, input_factory, loads, params) -> dict[str, Callable]:
+    """(3) and (11) for J_{p+1}SW with Poisson input whose rate is proportional to the load."""
+    from .stability import _is_poisson
+
+    try:
+        systems = {p: system_factory(p) for p in params}
+        ends = [input_factory(x) for x in (loads[0], loads[-1])]
+    except Exception:
+        return {}
+    if not all(type(s) is rc.JpSW for s in systems.values()):
+        return {}
+    if not all(_is_poisson(i) for i in ends) or loads[0] <= 0:
+        return {}
+    k = _rate(ends[0]) / loads[0]  # rate per unit of load
+    if not math.isclose(_rate(ends[1]) / loads[-1], k, rel_tol=1e-9):
+        return {}
+    service = ends[0].service
+    return {
+        "(3)": lambda p: critical_rate_3(systems[p].servers, service) / k,
+        "(11)": lambda p: critical_rate_11(systems[p].servers, systems[p].p, service) / k,
+    }
+
+
+def stability_map(
+    system_factory: Callable[[Any], rc.System],
+    input_factory: Callable[[float], rc.Input],
+    loads: Sequence[float] | np.ndarray,
+    params: Sequence[Any] | np.ndarray,
+    rng: Any = 1,
+    client: Any = None,
+    *,
+    param_name: str = "p",
+    boundaries: Mapping[str, Callable[[Any], float]] | bool | None = None,
+    steps: int = 2**14,
+    horizon: int = 2**14,
+    replications: int = 8,
+    z: float = 3.0,
+    max_workers: int | None = None,
+    progress: bool = True,
+    table: str = "auto",
+) -> StabilityMap:
+    """Run :func:`~loynes.stability.check_stability` over every (load, parameter) pair.
+
+    Parameters
+    ----------
+    system_factory : callable
+        ``param -> recursions.System``, e.g. ``lambda p: rc.JpSW(6, p)``.
+    input_factory : callable
+        ``load -> recursions.Input``, e.g. :class:`PoissonAtLoad`.
+    loads : sequence of float
+        The loads (x axis), non-empty.
+    params : sequence
+        The parameter values (y axis), non-empty.
+    rng : int, Generator, SeedSequence or None, default 1
+        Root seed (see :func:`~loynes.sweep.sweep`: one child per point, in grid order).
+    client : None, distributed.Client or str, default None
+        Where to run (see :func:`~loynes.sweep.sweep`).
+    param_name : str, default "p"
+        The parameter's column name.
+    boundaries : dict of callables, bool or None, default None
+        ``{name: param -> critical load}`` drawn by :meth:`StabilityMap.plot`. ``None``: when
+        every system is J_{p+1}SW and the input is Poisson with rate proportional to the load,
+        condition (3) and (11) (:func:`~loynes.closed_forms.critical_rate_11`); ``False``:
+        none.
+    steps, horizon, replications, z
+        Passed to ``check_stability``.
+    max_workers, progress, table
+        Passed to :func:`~loynes.sweep.sweep`.
+
+    Returns
+    -------
+    StabilityMap
+
+    Raises
+    ------
+    ValueError, TypeError
+        For empty or non-numeric ``loads``, empty ``params`` or bad options, before any work.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> m = stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+    ...                   [0.5, 1.2], [0, 1], max_workers=0, progress=False, steps=2**12,
+    ...                   horizon=2**12)
+    >>> m.verdicts.tolist()
+    [['stable', 'unstable'], ['stable', 'unstable']]
+    >>> [round(float(b), 4) for b in m.boundaries["(11)"]]
+    [1.0, 0.809]
+    """
+    if not callable(system_factory):
+        raise TypeError(f"system_factory must be callable, got {type(system_factory).__name__}")
+    if not callable(input_factory):
+        raise TypeError(f"input_factory must be callable, got {type(input_factory).__name__}")
+    try:
+        load_arr = np.asarray(loads, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(f"loads must be a sequence of numbers, got {loads!r}") from None
+    if load_arr.size == 0:
+        raise ValueError("loads is empty: give at least one load")
+    if not np.all(np.isfinite(load_arr)) or np.any(load_arr <= 0):
+        raise ValueError(f"loads must be finite numbers > 0, got {load_arr.tolist()}")
+    if isinstance(params, (str, bytes)) or not isinstance(params, (Sequence, np.ndarray, range)):
+        raise TypeError(f"params must be a sequence of values, got {type(params).__name__}")
+    param_list = tuple(p.item() if isinstance(p, np.generic) else p for p in params)
+    if not param_list:
+        raise ValueError("params is empty: give at least one value")
+    if not isinstance(param_name, str) or not param_name.isidentifier() \
+            or param_name in ("load", "rng", "replication", "error"):
+        raise ValueError(f"param_name must be an identifier other than load, rng, replication "
+                         f"and error, got {param_name!r}")
+    for name, v, lo in (("steps", steps, 4), ("horizon", horizon, 1),
+                        ("replications", replications, 2)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    if boundaries is None or boundaries is True:
+        bfuncs = _auto_boundaries(system_factory, input_factory, load_arr.tolist(), param_list)
+    elif boundaries is False:
+        bfuncs = {}
+    elif isinstance(boundaries, Mapping):
+        bfuncs = dict(boundaries)
+        for name, f in bfuncs.items():
+            if not callable(f):
+                raise TypeError(f"boundaries[{name!r}] must be callable param -> load")
+    else:
+        raise TypeError(f"boundaries must be a dict of callables, True/False or None, got "
+                        f"{type(boundaries).__name__}")
+
+    func = functools.partial(_map_point, system_factory=system_factory,
+                             input_factory=input_factory, param_name=param_name,
+                             options={"steps": int(steps), "horizon": int(horizon),
+                                      "replications": int(replications), "z": float(z)})
+    grid = {param_name: list(param_list), "load": load_arr.tolist()}
+    tab = sweep(func, grid, rng=rng, client=client, progress=progress,
+                max_workers=max_workers, table=table)
+    rows = list(_iter_rows(tab))
+    shape = (len(param_list), load_arr.size)
+    verdicts = np.empty(shape, dtype=object)
+    conf = np.full(shape, math.nan)
+    for idx, row in enumerate(rows):
+        i, j = divmod(idx, load_arr.size)
+        ok = row.get("error") is None and isinstance(row.get("verdict"), str)
+        verdicts[i, j] = row["verdict"] if ok else "error"
+        c = row.get("confidence")
+        conf[i, j] = float(c) if ok and c is not None else math.nan
+    bounds = {}
+    for name, f in bfuncs.items():
+        vals = []
+        for p in param_list:
+            try:
+                vals.append(float(f(p)))
+            except (ValueError, TypeError, ArithmeticError):
+                vals.append(math.nan)
+        bounds[name] = np.asarray(vals)
+    return StabilityMap(load_arr, param_list, param_name, verdicts, conf, tab, bounds)

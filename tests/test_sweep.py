@@ -1,0 +1,273 @@
+"""Parameter sweeps (loynes.sweep), stability maps (loynes.maps) and the sweep CLI."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import recursions as rc
+from loynes.cli import main
+from loynes.maps import PoissonAtLoad, SystemFamily, stability_map
+from loynes.stability import check_stability
+from loynes.sweep import NOT_RUN, as_table, expand_grid, sweep
+
+GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
+
+
+def draw(a, b, rng):
+    u = np.random.default_rng(rng).random()
+    return {"x": a * b, "u": float(u)}
+
+
+def draw_or_fail(a, b, rng):
+    if a == 2 and b == 1.5:
+        raise ValueError("bad point a=2")
+    return draw(a, b, rng)
+
+
+def slow_draw(a, rng):
+    time.sleep(0.25)
+    return float(np.random.default_rng(rng).random())
+
+
+def rows(t):
+    cols = list(t)
+    return [tuple(t[c][i] for c in cols) for i in range(len(t[cols[0]]))]
+
+
+def same(t1, t2):
+    assert list(t1) == list(t2)
+    for c in t1:
+        a, b = np.asarray(t1[c]), np.asarray(t2[c])
+        if a.dtype.kind == "f":
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a.tolist() == b.tolist(), c
+
+
+# -- local ------------------------------------------------------------------------------
+
+
+def test_local_rows_in_grid_order_and_seeded():
+    t = sweep(draw, GRID, rng=7, max_workers=2, progress=False, table="dict")
+    assert list(t) == ["a", "b", "replication", "x", "u", "error"]
+    assert t["a"].tolist() == [1, 1, 2, 2, 3, 3]
+    assert t["b"].tolist() == [0.5, 1.5] * 3
+    assert t["x"].tolist() == [a * b for a in GRID["a"] for b in GRID["b"]]
+    seeds = np.random.SeedSequence(7).spawn(6)
+    assert t["u"].tolist() == [np.random.default_rng(s).random() for s in seeds]
+    assert t["error"].tolist() == [None] * 6
+
+
+def test_local_independent_of_workers():
+    t1 = sweep(draw, GRID, rng=3, max_workers=1, progress=False, table="dict", replications=2)
+    t2 = sweep(draw, GRID, rng=3, max_workers=2, progress=False, table="dict", replications=2)
+    t0 = sweep(draw, GRID, rng=3, max_workers=0, progress=False, table="dict", replications=2)
+    same(t1, t2)
+    same(t1, t0)
+    assert t1["replication"].tolist() == [0, 1] * 6
+    assert len(set(t1["u"].tolist())) == 12
+    t3 = sweep(draw, GRID, rng=4, max_workers=0, progress=False, table="dict")
+    assert t3["u"].tolist() != t1["u"].tolist()[::2]
+
+
+def test_failing_point_reported_others_complete():
+    t = sweep(draw_or_fail, GRID, rng=1, max_workers=2, progress=False, table="dict")
+    err = t["error"].tolist()
+    assert err[3] == "ValueError: bad point a=2"
+    assert [e for i, e in enumerate(err) if i != 3] == [None] * 5
+    assert math.isnan(t["x"][3]) and not np.isnan(np.delete(t["x"], 3)).any()
+
+
+def test_scalar_result_and_list_grid_and_lambda():
+    t = sweep(lambda n, rng: n * n, [{"n": 3}, {"n": 1}], max_workers=1, progress=False,
+              table="dict")
+    assert t["n"].tolist() == [3, 1] and t["value"].tolist() == [9, 1]
+
+
+@pytest.mark.parametrize(("grid", "exc", "match"), [
+    ({}, ValueError, "grid is empty"),
+    ([], ValueError, "grid is empty"),
+    ({"a": [], "b": [1]}, ValueError, r"grid\['a'\] is empty"),
+    ({"a": 1, "b": [1]}, TypeError, r"grid\['a'\] must be a list"),
+    ("a=1", TypeError, "grid must be a dict"),
+    (42, TypeError, "grid must be a dict"),
+    ([{"a": 1, "b": 1}, 3], TypeError, r"grid\[1\] must be a dict"),
+    ([{"a": 1, "b": 1}, {"a": 2}], ValueError, "same parameters"),
+    ({"a": [1], "b": [1], "c": [2]}, ValueError, r"\['c'\] are not parameters"),
+    ({"a": [1]}, ValueError, r"requires \['b'\]"),
+    ({"a": [1], "b": [1], "rng": [1]}, ValueError, "'rng' is reserved"),
+])
+def test_bad_grid_raises_before_work(grid, exc, match):
+    calls = []
+
+    def f(a, b, rng):
+        calls.append(1)
+        return 0.0
+
+    with pytest.raises(exc, match=match):
+        sweep(f, grid, max_workers=0, progress=False)
+    assert calls == []
+
+
+def test_bad_options():
+    with pytest.raises(TypeError, match="keyword argument rng"):
+        sweep(lambda a: a, {"a": [1]}, max_workers=0, progress=False)
+    with pytest.raises(ValueError, match="replications"):
+        sweep(draw, GRID, replications=0, progress=False)
+    with pytest.raises(ValueError, match="max_workers"):
+        sweep(draw, GRID, max_workers=-1, progress=False)
+    with pytest.raises(ValueError, match="table"):
+        sweep(draw, GRID, table="csv", progress=False)
+    with pytest.raises(TypeError, match="client"):
+        sweep(draw, GRID, client=3, progress=False)
+    with pytest.raises(TypeError, match="func must be callable"):
+        sweep(3, GRID, progress=False)
+
+
+def test_expand_grid_order_and_as_table():
+    names, pts = expand_grid({"x": np.array([1.0, 2.0]), "y": range(2)})
+    assert names == ["x", "y"] and pts[1] == {"x": 1.0, "y": 1}
+    assert type(pts[0]["x"]) is float
+    t = as_table({"v": ["s", None], "n": [1, None]}, table="dict")
+    assert t["v"].tolist() == ["s", None] and math.isnan(t["n"][1])
+
+
+def test_ctrl_c_returns_finished_rows():
+    timer = threading.Timer(4.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        t = sweep(slow_draw, {"a": list(range(40))}, max_workers=1, progress=False,
+                  table="dict")
+    finally:
+        timer.cancel()
+    err = t["error"].tolist()
+    assert len(err) == 40 and err[-1] == NOT_RUN
+    done = [i for i, e in enumerate(err) if e is None]
+    assert done == list(range(len(done)))  # one worker: a prefix finished
+    assert all(e == NOT_RUN for e in err[len(done):])
+
+
+# -- Dask -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  # loopback, any free port: dashboard_address=None would
+                                  # still bind 8787 and warn when it is taken
+                                  host="127.0.0.1", dashboard_address="127.0.0.1:0") as lc, \
+            distributed.Client(lc) as client:
+        yield client
+
+
+def test_dask_equals_local(cluster):
+    local = sweep(draw_or_fail, GRID, rng=11, max_workers=2, progress=False, table="dict",
+                  replications=2)
+    dask = sweep(draw_or_fail, GRID, rng=11, client=cluster, progress=False, table="dict",
+                 replications=2)
+    same(local, dask)
+    by_address = sweep(draw, GRID, rng=11, client=cluster.scheduler.address, progress=False,
+                       table="dict")
+    same(by_address, sweep(draw, GRID, rng=11, max_workers=0, progress=False, table="dict"))
+
+
+def test_dask_survives_killed_worker(cluster):
+    grid = {"a": list(range(16))}
+    reference = sweep(slow_draw, grid, rng=5, max_workers=0, progress=False, table="dict")
+    pids = list(cluster.run(os.getpid).values())
+    assert len(pids) == 2
+    timer = threading.Timer(0.8, os.kill, (pids[0], signal.SIGKILL))
+    timer.start()
+    try:
+        t = sweep(slow_draw, grid, rng=5, client=cluster, progress=False, table="dict")
+    finally:
+        timer.cancel()
+    assert not timer.is_alive()
+    same(t, reference)  # every row exactly once, as undisturbed
+    assert pids[0] not in cluster.run(os.getpid).values()  # the worker did die
+
+
+# -- stability maps and the CLI ------------------------------------------------------------
+
+
+def test_stability_map_matches_check_stability():
+    service = rc.dists.Exponential(1.0)
+    loads = [0.6, 0.9, 1.1]
+    m = stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, service), loads, [0, 1],
+                      rng=3, max_workers=2, progress=False, steps=2**12, horizon=2**12,
+                      table="dict")
+    assert m.verdicts.shape == (2, 3)
+    seeds = np.random.SeedSequence(3).spawn(6)
+    for i, p in enumerate([0, 1]):
+        for j, rho in enumerate(loads):
+            rep = check_stability(rc.JpSW(2, p), rc.Poisson(rho * 2, service),
+                                  rng=seeds[i * 3 + j], steps=2**12, horizon=2**12)
+            assert m.verdicts[i, j] == rep.verdict
+    assert m.verdicts[0].tolist() == ["stable", "stable", "unstable"]
+    assert m.verdicts[1, 2] == "unstable" and m.verdicts[1, 0] == "stable"
+    np.testing.assert_allclose(m.boundaries["(3)"], [1.0, 1.0])
+    np.testing.assert_allclose(m.boundaries["(11)"], [1.0, (1 + 5**0.5) / 4])
+    assert m.confidence[0, 0] == math.inf
+    assert str(m).splitlines()[1].strip() == "0  SSU"
+
+
+def test_stability_map_plot_csv_and_errors(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = stability_map(lambda p: rc.JpSW(2, p), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+                      [0.5], [0, 7], max_workers=0, progress=False, steps=2**10,
+                      horizon=2**10, boundaries={"mine": lambda p: 0.9}, table="dict")
+    assert m.verdicts.tolist() == [["stable"], ["error"]]
+    assert "p must be" in m.table["error"][1]
+    ax = m.plot()
+    assert ax.get_ylabel() == "p"
+    plt.close("all")
+    m.to_csv(tmp_path / "m.csv")
+    lines = (tmp_path / "m.csv").read_text().splitlines()
+    assert lines[0].startswith("p,load,replication,verdict") and len(lines) == 3
+    with pytest.raises(ValueError, match="loads is empty"):
+        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, 1.0), [], [0])
+    with pytest.raises(ValueError, match="params is empty"):
+        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, 1.0), [0.5], [])
+
+
+def test_cli_sweep_writes_csv_and_png(tmp_path, capsys):
+    rc_ = main(["sweep", "--system", "jpsw", "--servers", "2", "--loads", "0.6:1.2:2",
+                "--p", "0:1", "--out", str(tmp_path), "--steps", "2048", "--horizon", "2048",
+                "--workers", "0", "--quiet"])
+    assert rc_ == 0
+    csv = (tmp_path / "stability_map.csv").read_text().splitlines()
+    assert len(csv) == 5 and csv[0].startswith("p,load,")
+    assert (tmp_path / "stability_map.png").read_bytes()[:4] == b"\x89PNG"
+    assert "0  SU" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("flags", "match"), [
+    (["--loads", "0.5:1"], "--loads: expected A:B:N"),
+    (["--loads", "1:0.5:3"], "--loads: need 0 < A <= B"),
+    (["--loads", "0.5:1:3", "--p", "0:9"], "--p: values must lie in 0..3"),
+    (["--loads", "0.5:1:3", "--p", "a:b"], "--p: expected A:B"),
+    (["--loads", "0.5:1:3", "--service", "nope:1"], "--service: unknown law"),
+    (["--loads", "0.5:1:3", "--steps", "1"], "--steps >= 4"),
+    (["--loads", "0.5:1:3", "--servers", "x"], "invalid int value"),
+])
+def test_cli_sweep_bad_flags(tmp_path, capsys, flags, match):
+    argv = ["sweep", "--system", "jpsw", "--servers", "4", "--out", str(tmp_path), *flags]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse errors
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err
