@@ -266,12 +266,14 @@ def check_stability(
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
     known = (rc.JSW, rc.JpSW, rc.Loss, rc.RandomRouting, rc.JIQ, rc.LeastOfD, rc.Envelope,
-             rc.SplitBound)
+             rc.SplitBound, rc.Redundancy)
     if not isinstance(system, known):
         raise TypeError(
-            "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope "
-            f"and SplitBound systems, got {type(system).__name__}"
+            "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope, "
+            f"SplitBound and Redundancy systems, got {type(system).__name__}"
         )
+    if isinstance(system, rc.Redundancy):
+        return _check_redundancy(system, input, rng=rng, z=z)
     if not (isinstance(z, (int, float)) and z > 0):
         raise ValueError(f"z must be a number > 0, got {z!r}")
     ss = as_seed_sequence(rng)
@@ -415,3 +417,58 @@ def check_stability(
                           conds)
     return common("undecided", "no finite Loynes limit of a monotone bound and no significant "
                   "growth within the caps", conds)
+
+
+def _check_redundancy(system: rc.Redundancy, input: rc.Input, *, rng: Any, z: float
+                      ) -> StabilityReport:
+    """Stability of cancel-on-completion redundancy (MATH.md §5, Lemma 5 and Theorem 2).
+
+    The system is stable below a critical rate ``lambda-bar^n = 1 / a``, ``a`` the stationary
+    mean work a job adds in the free (unreflected) system, and all workloads grow together
+    above it. ``1 / sum_j pi_j d_j E xi_j <= lambda-bar^n`` always (no job adds more than its
+    ``d`` sizes); with i.i.d. exponential sizes the system is work-conserving and
+    ``lambda-bar = 1 / sum_j pi_j k_j E xi_j`` exactly.
+    """
+    from recursions.redundancy import class_probs
+
+    from .redundancy import redundancy_critical_rate
+
+    n = system.servers
+    lam = input.arrival_rate / n  # per server
+    classes = system.classes
+    pi = class_probs(classes)
+    d_work = float(sum(p * c.d * c.mean_size for p, c in zip(pi, classes, strict=True)))
+    lower = 1.0 / d_work
+    conds = [Condition(
+        "(d-bound)", "lambda sum_j pi_j d_j E[xi_j] < 1: even without cancellation the servers "
+        "keep up", "sufficient", lam * d_work, 0.0, bool(lam * d_work < 1),
+        f"lambda = {lam:.6g} per server, sum pi d E xi = {d_work:.6g}")]
+    evidence: dict[str, Any] = {"arrival rate per server": lam, "lower bound of critical": lower}
+
+    def report(verdict: str, reason: str) -> StabilityReport:
+        return StabilityReport(repr(system), repr(input), verdict, reason, conds, evidence)
+
+    if all(c.exponential for c in classes):
+        k_work = float(sum(p * c.k * c.mean_size for p, c in zip(pi, classes, strict=True)))
+        conds.append(Condition(
+            "(exp)", "lambda sum_j pi_j k_j E[xi_j] < 1 (i.i.d. exponential sizes: "
+            "work-conserving)", "necessary and sufficient", lam * k_work, 0.0,
+            bool(lam * k_work < 1), "closed form"))
+        ok = lam * k_work < 1
+        return report("stable" if ok else "unstable", "the exponential closed form "
+                      f"gives lambda-bar = {1 / k_work:.6g} per server")
+    if conds[0].holds:
+        return report("stable", "the d-bound holds: the load without cancellation is below 1")
+    bar = redundancy_critical_rate(classes, servers=n, rng=rng)
+    evidence["critical rate (free system)"] = bar.value
+    evidence["critical rate se"] = bar.se
+    value, se = lam / bar.value, lam * bar.se / bar.value**2
+    c = Condition("(free)", "lambda < lambda-bar^n = 1/a, a the mean work a job adds in the "
+                  "free (unreflected) system", "necessary and sufficient", value, se,
+                  _judge(value, se, z), f"free-system simulation with {n} servers")
+    conds.append(c)
+    if c.holds is None:
+        return report("undecided", "the rate is within z standard errors of lambda-bar^n")
+    return report("stable" if c.holds else "unstable",
+                  f"lambda-bar^n = {bar.value:.6g} ± {bar.se:.2g} per server "
+                  f"({'above' if c.holds else 'below'} lambda = {lam:.6g})")

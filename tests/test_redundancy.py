@@ -197,3 +197,21 @@ def test_response_tail_matches_mean_field():
     est = res.response_sf(grid)
     # standard error plus a small allowance for the finite n
     assert np.all(np.abs(est.value - fp.response_sf(grid)) <= 4 * est.se + 0.01)
+
+
+def test_check_stability_for_redundancy():
+    import loynes as ly
+
+    n = 20
+    # i.i.d. exponential (3, 2): exact critical rate 1 / (k E xi) = 0.5 per server
+    exp_sys = rc.Redundancy(n, [rc.JobClass(3, 2, rc.dists.Exponential(1.0))])
+    assert ly.check_stability(exp_sys, exp_sys.poisson(0.45 * n)).verdict == "stable"
+    assert ly.check_stability(exp_sys, exp_sys.poisson(0.55 * n)).verdict == "unstable"
+    # uniform (2, 1): lambda-bar ~ 0.88 (mean field), above the d-bound 0.5
+    uni = rc.Redundancy(n, [rc.JobClass(2, 1, rc.dists.Uniform(0.0, 2.0))])
+    low = ly.check_stability(uni, uni.poisson(0.4 * n))
+    assert low.verdict == "stable" and low.condition("(d-bound)").holds
+    mid = ly.check_stability(uni, uni.poisson(0.7 * n))
+    assert mid.verdict == "stable" and mid.condition("(free)").holds
+    high = ly.check_stability(uni, uni.poisson(1.0 * n))
+    assert high.verdict == "unstable"
