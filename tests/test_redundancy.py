@@ -215,3 +215,25 @@ def test_check_stability_for_redundancy():
     assert mid.verdict == "stable" and mid.condition("(free)").holds
     high = ly.check_stability(uni, uni.poisson(1.0 * n))
     assert high.verdict == "unstable"
+
+
+@pytest.mark.parametrize(
+    "law", [rc.dists.Deterministic(1.0), rc.dists.Uniform(0.0, 2.0),
+            rc.dists.HyperExponential.balanced(1.0, 4.0)], ids=["det", "unif", "h2"])
+def test_fixed_point_satisfies_work_balance(law):
+    import loynes as ly
+
+    fp = ly.redundancy_fixed_point([rc.JobClass(3, 2, law)], 0.3)
+    assert abs(fp.work_balance - fp.load) <= 4 * fp.work_balance_se + 2e-3
+
+
+def test_d_monotonicity_directions():
+    import loynes as ly
+
+    # deterministic (2,1): eta(D) = s + (s - D)^+, non-increasing in the gap
+    assert ly.d_monotonicity(rc.JobClass(2, 1, rc.dists.Deterministic(1.0)), cases=40,
+                             samples=2000) == "decreasing"
+    assert ly.d_monotonicity(rc.JobClass(3, 2, rc.dists.Exponential(1.0)), cases=40,
+                             samples=2000) == "constant"
+    assert ly.d_monotonicity(rc.JobClass(2, 1, rc.dists.HyperExponential.balanced(1.0, 4.0)),
+                             cases=40, samples=4000) == "increasing"
