@@ -54,19 +54,11 @@ def sift_down(E, heap, pos, i):
 def floyd_min(E, u, d, n):
     """Server with the least ``E`` among ``d`` drawn without replacement (Floyd), ``d`` uniforms."""
     chosen = np.empty(d, dtype=np.int64)
-    best = -1
-    for k in range(d):
-        top = n - d + k
-        c = int(u[k] * (top + 1))
-        if c > top:
-            c = top
-        for q in range(k):
-            if chosen[q] == c:
-                c = top
-                break
-        chosen[k] = c
-        if best < 0 or E[c] < E[best]:
-            best = c
+    maps.floyd_ranks(u, d, n, chosen)
+    best = chosen[0]
+    for q in range(1, d):
+        if E[chosen[q]] < E[best]:
+            best = chosen[q]
     return best
 
 
