@@ -105,6 +105,10 @@ class QueuePolicy:
     buffer: int | None
     _code: int = -1
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
+        object.__setattr__(self, "buffer", _check_buffer(self.buffer))
+
     @property
     def _d(self) -> int:
         return 1
@@ -135,10 +139,6 @@ class JSQ(QueuePolicy):
     buffer: int | None = None
     _code = _JSQ
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
-        object.__setattr__(self, "buffer", _check_buffer(self.buffer))
-
 
 @dataclass(frozen=True)
 class I1F(QueuePolicy):
@@ -164,10 +164,6 @@ class I1F(QueuePolicy):
     servers: int
     buffer: int | None = None
     _code = _I1F
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
-        object.__setattr__(self, "buffer", _check_buffer(self.buffer))
 
 
 @dataclass(frozen=True)
@@ -199,10 +195,8 @@ class PowerOfD(QueuePolicy):
     _code = _POD
 
     def __post_init__(self) -> None:
-        n = _check_int(self.servers, "servers", 1)
-        object.__setattr__(self, "servers", n)
-        object.__setattr__(self, "d", _check_int(self.d, "d", 1, n))
-        object.__setattr__(self, "buffer", _check_buffer(self.buffer))
+        super().__post_init__()
+        object.__setattr__(self, "d", _check_int(self.d, "d", 1, self.servers))
 
     @property
     def _d(self) -> int:
