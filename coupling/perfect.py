@@ -42,6 +42,7 @@ from recursions._rng import as_seed_sequence
 from recursions.backward import run_window
 
 from .dominating import ReversedQueue, support_max
+from .ra_walk import RAWalk, ra_known_from
 
 __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
@@ -212,6 +213,98 @@ def _dominated_jsw(system, inp, gen, t0, cap):
         known = max(known, target)
 
 
+class _GIFuture:
+    """Customers from time 0 on (the first arrives at 0): renewal arrivals, random routes."""
+
+    def __init__(self, inp: rc.Renewal, S: int, gen: np.random.Generator) -> None:
+        self.inp, self.S, self.gen = inp, S, gen
+        self.t = np.zeros(1)
+        self.s = np.asarray(inp.service.sample(gen, 1), dtype=np.float64)
+        self.u = gen.integers(0, S, 1)
+
+    def until(self, horizon: float) -> None:
+        while self.t[-1] <= horizon:
+            g = self.gen
+            gaps = np.asarray(self.inp.interarrival.sample(g, 64), dtype=np.float64)
+            self.t = np.concatenate((self.t, self.t[-1] + np.cumsum(gaps)))
+            self.s = np.concatenate((self.s, self.inp.service.sample(g, 64)))
+            self.u = np.concatenate((self.u, g.integers(0, self.S, 64)))
+
+
+class _GIServer:
+    """One RA server: its known past (from an instant it was empty) and future customers.
+
+    The attributes are those :func:`_sandwich` reads.
+    """
+
+    def __init__(self, i: int, past_t: np.ndarray, past_s: np.ndarray, fut: _GIFuture) -> None:
+        self.i, self.past_t, self.past_s, self._fut = i, past_t, past_s, fut
+
+    def future_until(self, horizon: float) -> None:
+        self._fut.until(horizon)
+
+    @property
+    def fut_t(self) -> np.ndarray:
+        return self._fut.t[self._fut.u == self.i]
+
+    @property
+    def fut_s(self) -> np.ndarray:
+        return self._fut.s[self._fut.u == self.i]
+
+
+def _dominated_jsw_gi(system, inp, gen, t0, cap):
+    """Dominated CFTP for FCFS GI/GI/S with the random-assignment bound (renewal input).
+
+    The same construction as :func:`_dominated_jsw` (Wolff's coupling in order of
+    initiation, a sandwich from an instant with nobody waiting in RA), with the RA past drawn
+    by :class:`coupling.ra_walk.RAWalk`: at a certified customer ``-n`` the RA workloads are
+    bounded, each server's bounded copy is run forward until it is empty (from then on that
+    server's customers are known), and instants with nobody waiting are sought where every
+    server is known.
+    """
+    S = system.servers
+    g_walk, g_fut = gen.spawn(2)
+    walk = RAWalk(S, inp.service, inp.interarrival, g_walk)
+    fut = _GIFuture(inp, S, g_fut)
+    target = t0
+    need = 16  # customers of walk wanted before the next look
+    while True:
+        while walk.K < need or walk.checkpoints()[0].size == 0:
+            walk.advance()
+        u, s, t = walk.path()
+        times = -np.cumsum(t)  # arrival time of customer -k at index k - 1
+        if -times[-1] > cap:
+            raise CouplingNotReached(
+                f"no coupling within time {cap:g} back; raise cap (the random-assignment "
+                "bound rarely has no waiting customer when S and the load are large)"
+            )
+        ks, bounds = walk.checkpoints()
+        known = ra_known_from(u, s, t, int(ks[-1]), bounds[-1])
+        if (known < 0).any():
+            need = 2 * walk.K
+            continue
+        servers, fifo, common = [], [], None
+        for i in range(S):
+            k = int(known[i])
+            start = times[k - 1] if k > 0 else 0.0
+            sel = np.flatnonzero(u[:k] == i)[::-1]  # ascending in time
+            sv = _GIServer(i, times[sel], s[sel], fut)
+            init, free0 = _fifo(sv.past_t, sv.past_s, -math.inf)
+            servers.append(sv)
+            fifo.append((init, free0))
+            iv = _no_wait_intervals(sv.past_t, init, start, -target)
+            common = iv if common is None else _intersect(common, iv)
+        if common:
+            lo, hi = common[-1]
+            Tq = -0.5 * (lo + hi)
+            result = _sandwich(system, servers, fifo, Tq)
+            if result is not None:
+                return result
+            target = 2.0 * Tq
+            continue  # look again further back in what is known
+        need = 2 * walk.K
+
+
 def _sandwich(system, servers, fifo, T):
     """Run FCFS from 0 and from the RA residuals at ``-T`` (nobody waiting in RA then)."""
     S = system.servers
@@ -343,6 +436,7 @@ def perfect_sample(
     upper: Any = None,
     start: float | None = None,
     cap: float | None = None,
+    method: str | None = None,
 ) -> PerfectSample:
     """Exact draws of the stationary sorted workload vector seen by an arriving customer.
 
@@ -363,8 +457,14 @@ def perfect_sample(
         First backward horizon tried: time for the dominated method (default ``8 / lam``),
         customers otherwise (default 16). The draws do not depend on it.
     cap : float, optional
-        Largest backward horizon (time for the dominated method, default ``1e6 E[tau]``;
+        Largest backward horizon (time for the dominated methods, default ``1e6 E[tau]``;
         customers otherwise, default ``2**24``).
+    method : {None, "dominated", "dominated-walk"}, optional
+        For JSW only: the way the random-assignment bound is drawn. ``"dominated"``
+        (Poisson arrivals) uses reversed M/G/1 queues; ``"dominated-walk"`` (any renewal
+        arrivals, light-tailed service) the certified random walk of
+        :class:`coupling.ra_walk.RAWalk`. By default the first for Poisson input, the second
+        otherwise.
 
     Returns
     -------
@@ -405,16 +505,31 @@ def perfect_sample(
         if not rho < 1:
             raise ValueError(f"the system is not stable (load per server {rho:.4g} >= 1): "
                              "there is no stationary law to sample")
-        if not _is_poisson(input):
-            raise ValueError("exact sampling of JSW (FCFS G/G/S) is implemented for Poisson "
-                             "arrivals (M/G/S, any service law with a finite mean)")
-        method = "dominated"
+        if not isinstance(input, rc.Renewal):
+            raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
+                             f"(Poisson or GI), got {type(input).__name__}")
+        walk = not _is_poisson(input) if method is None else method == "dominated-walk"
+        if method not in (None, "dominated", "dominated-walk"):
+            raise ValueError(f"method for JSW must be 'dominated' or 'dominated-walk', "
+                             f"got {method!r}")
+        if method == "dominated" and not _is_poisson(input):
+            raise ValueError("method 'dominated' (reversed M/G/1 queues) needs Poisson "
+                             "arrivals; use 'dominated-walk' for GI arrivals")
+        if walk:
+            try:
+                RAWalk(S, input.service, input.interarrival, np.random.default_rng(0))
+            except ValueError as err:
+                raise ValueError("exact sampling of FCFS GI/GI/S with non-Poisson arrivals "
+                                 "needs a service law with a finite moment generating "
+                                 f"function (light tail): {err}") from None
+        method = "dominated-walk" if walk else "dominated"
+        run_one = _dominated_jsw_gi if walk else _dominated_jsw
         t0 = 8.0 / input.arrival_rate if start is None else float(start)
         tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
         if not (t0 > 0 and tcap >= t0):
             raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
         for k, sd in enumerate(seeds):
-            out[k], steps[k] = _dominated_jsw(system, input, np.random.default_rng(sd), t0, tcap)
+            out[k], steps[k] = run_one(system, input, np.random.default_rng(sd), t0, tcap)
     elif isinstance(system, rc.Loss):
         method = "renovation"
         b = support_max(input.service) if hasattr(input, "service") else math.inf

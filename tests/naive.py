@@ -202,3 +202,41 @@ def run(system, w0, sigma, tau, u):
         w, f = apply(name, params, w, float(sigma[k]), float(tau[k]), list(u[k]))
         founds.append(f)
     return states, founds, w
+
+
+def ra_known_from(u, s, t, n, bound):
+    """Twin of :func:`coupling.ra_walk.ra_known_from`: per-server Lindley from customer -n."""
+    S = len(bound)
+    w = [float(b) for b in bound]
+    known = [-1] * S
+    for k in range(n, 0, -1):  # customer -k arrives
+        for i in range(S):
+            if known[i] < 0 and w[i] <= 0.0:
+                known[i] = k
+        w[int(u[k - 1])] += float(s[k - 1])
+        w = [max(x - float(t[k - 1]), 0.0) for x in w]
+    return [0 if (known[i] < 0 and w[i] <= 0.0) else known[i] for i in range(S)]
+
+
+def ra_walk_rises(gen, servers, service, interarrival, margins, reps, horizon):
+    """Brute force for the random-assignment walk: does some coordinate ever rise above
+    its margin (within ``horizon`` steps), and at which step. Returns (rose, step).
+
+    Vectorised over replications (numpy) but step by step, with no tilting."""
+    import numpy as np
+
+    S = servers
+    rose = np.zeros(reps, dtype=bool)
+    step = np.full(reps, -1)
+    pos = np.zeros((reps, S))
+    margins = np.asarray(margins, dtype=float)
+    for k in range(horizon):
+        u = gen.integers(0, S, reps)
+        sig = np.asarray(service.sample(gen, reps))
+        tau = np.asarray(interarrival.sample(gen, reps))
+        pos -= tau[:, None]
+        pos[np.arange(reps), u] += sig
+        new = (~rose) & (pos > margins).any(axis=1)
+        step[new] = k + 1
+        rose |= new
+    return rose, step

@@ -1,0 +1,363 @@
+"""The random-assignment bound for renewal input, simulated backwards in equilibrium.
+
+With arrivals a renewal process (not Poisson), the ``S`` queues of the random-assignment (RA)
+system are no longer independent, but seen by arrivals they are Lindley recursions driven by
+one sequence of i.i.d. vectors. Number the customers backwards from the one arriving at time
+0: customer ``-k`` has service ``sigma_k``, goes to server ``U_k`` (uniform) and is followed
+``tau_k`` later by customer ``-k + 1``. The RA workload at server ``i`` seen by customer
+``-n`` is
+
+    ``w_i(-n) = max_{m >= n} (P^i_m - P^i_n)``,
+    ``P^i_m = sum_{k <= m} (sigma_k 1{U_k = i} - tau_k)``,
+
+the future maximum of an ``S``-dimensional random walk with negative drift (Blanchet, Pei &
+Sigman, "Exact sampling for some multi-dimensional queueing models with renewal input").
+
+:class:`RAWalk` draws the walk lazily, with *certificates*: indices ``n`` with caps ``C``
+such that the whole rest of the walk satisfies ``P^i_m <= C_i`` for ``m >= n``, hence
+``w_i(-n) <= C_i - P^i_n``. It is exact: the increments it returns have their i.i.d. law,
+and the caps hold. The tools are
+
+* the event "some coordinate rises more than ``y_i`` above its present value", drawn as a
+  Bernoulli variable together with the path up to that rise, under the mixture of the ``S``
+  exponential tilts with the Cramer root ``theta`` (``E[exp(theta X^i)] = 1``) and weights
+  ``exp(-theta y_i)``; the likelihood ratio is at most ``sum_i exp(-theta y_i)``, which is
+  kept ``<= 1/2`` by using margins ``y_i >= a = log(2 S) / theta``;
+* rejection sampling of the walk conditioned on staying under the caps: walk until every
+  coordinate is ``a`` below its cap (reject if one crosses), then reject if the rest rises
+  above a cap (the Bernoulli above);
+* tightening: the caps are renewed to ``P_n + a`` whenever the Bernoulli says the walk never
+  again rises by ``a``, so the bounds stay of order ``a``.
+
+Service laws need a finite moment generating function near 0 (see :mod:`coupling.tilting`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from recursions import dists
+from recursions._jit import jit
+
+from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
+
+__all__ = ["RAWalk", "ra_known_from"]
+
+_CHUNK = 32
+_BLOCK = 4096
+
+
+class RAWalk:
+    """The backward RA random walk with certificates of its future maximum.
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``S``.
+    service, interarrival : recursions.dists.Law
+        Laws of ``sigma`` and ``tau``; ``E[sigma] < S E[tau]``. The service law needs a finite
+        moment generating function at the Cramer root.
+    gen : numpy.random.Generator
+        The only source of randomness.
+
+    Attributes
+    ----------
+    theta : float
+        The Cramer root (``inf`` when the walk can never rise: then every bound is 0).
+    margin : float
+        ``a = log(2 S) / theta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from recursions.dists import Erlang, Exponential
+    >>> walk = RAWalk(2, Exponential(1.0), Erlang(2, 2.5), np.random.default_rng(1))
+    >>> for _ in range(3):
+    ...     walk.advance()
+    >>> k, bounds = walk.checkpoints()
+    >>> bool(np.all(np.diff(k) >= 0)), bounds.shape[1]
+    (True, 2)
+    """
+
+    def __init__(self, servers: int, service: dists.Law, interarrival: dists.Law,
+                 gen: np.random.Generator) -> None:
+        S = int(servers)
+        if S < 1:
+            raise ValueError(f"servers must be >= 1, got {servers!r}")
+        drift = service.mean / S - interarrival.mean
+        if not drift < 0:
+            raise ValueError(f"the random-assignment walk does not drift down (load per "
+                             f"server {service.mean / (S * interarrival.mean):.4g} >= 1)")
+        self.S, self.service, self.interarrival, self._gen = S, service, interarrival, gen
+
+        log_s = math.log(S)
+        log_rest = math.log(S - 1) if S > 1 else -math.inf
+
+        def walk_log_mgf(th: float) -> float:  # log E exp(th (sigma 1{U = i} - tau))
+            ls = log_mgf(service, th)
+            if ls == math.inf:
+                return math.inf
+            return log_mgf(interarrival, -th) + float(np.logaddexp(log_rest, ls)) - log_s
+
+        self.theta = cramer_root(walk_log_mgf, drift, service.mean + interarrival.mean)
+        finite = math.isfinite(self.theta)
+        self.margin = math.log(2.0 * S) / self.theta if finite else 0.0
+        if finite:
+            ms = mgf(service, self.theta)
+            self._q = ms / (S - 1 + ms)  # P(U = j) under the tilt of coordinate j
+            self._sig_t = tilted_sampler(service, self.theta)
+            self._tau_t = tilted_sampler(interarrival, -self.theta)
+        self._u: list[np.ndarray] = []
+        self._s: list[np.ndarray] = []
+        self._t: list[np.ndarray] = []
+        self.K = 0
+        self._pos = np.zeros(S)
+        self._caps: np.ndarray | None = None
+        self._ck_k: list[int] = []
+        self._ck_b: list[np.ndarray] = []
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._bufs: dict[int, tuple] = {}
+
+    # -- drawing increments (from pre-drawn blocks: the draws are i.i.d.) ---------------------
+    def _draw_plain(self, n: int):
+        g = self._gen
+        u = g.integers(0, self.S, n)
+        s = np.asarray(self.service.sample(g, n), dtype=np.float64)
+        t = np.asarray(self.interarrival.sample(g, n), dtype=np.float64)
+        return u, s, t
+
+    def _draw_tilted(self, j: int, n: int):
+        """Increments under the tilt of coordinate ``j`` (its walk then drifts up)."""
+        g = self._gen
+        mine = g.random(n) < self._q
+        other = g.integers(0, self.S - 1, n) if self.S > 1 else np.zeros(n, dtype=np.int64)
+        u = np.where(mine, j, other + (other >= j))
+        s = np.where(mine, self._sig_t(g, n), np.asarray(self.service.sample(g, n)))
+        t = self._tau_t(g, n)
+        return u, s.astype(np.float64), t
+
+    def _take(self, key, n: int):
+        buf = self._bufs.get(key)
+        if buf is None or buf[3] + n > buf[0].size:
+            fresh = self._draw_plain(_BLOCK) if key < 0 else self._draw_tilted(key, _BLOCK)
+            if buf is not None:  # keep the unused rest, in order
+                fresh = tuple(np.concatenate((b[buf[3]:], f))
+                              for b, f in zip(buf[:3], fresh, strict=True))
+            buf = (*fresh, 0)
+        i = buf[3]
+        self._bufs[key] = (*buf[:3], i + n)
+        return buf[0][i:i + n], buf[1][i:i + n], buf[2][i:i + n]
+
+    def _plain(self, n: int):
+        return self._take(-1, n)
+
+    def _tilted(self, j: int, n: int):
+        return self._take(j, n)
+
+    def _cum(self, start: np.ndarray, u, s, t) -> np.ndarray:
+        inc = np.repeat(-t[:, None], self.S, axis=1)
+        inc[np.arange(u.size), u] += s
+        return start + np.cumsum(inc, axis=0)
+
+    # -- the two primitives ---------------------------------------------------------------
+    def _rises(self, margins: np.ndarray):
+        """Draw whether some coordinate ever rises above its margin; the path if it does.
+
+        Returns ``None`` (it never does) or ``(u, s, t, end)``: the path up to the first rise
+        and the walk's displacement there. Needs ``sum(exp(-theta * margins)) <= 1``.
+        """
+        th = self.theta
+        logpi = -th * margins
+        logpi = logpi - _lse(logpi)
+        j = int(self._gen.choice(self.S, p=np.exp(logpi)))
+        pos = np.zeros(self.S)
+        parts = []
+        n = _CHUNK
+        while True:
+            u, s, t = self._tilted(j, n)
+            cum = self._cum(pos, u, s, t)
+            hit = (cum > margins).any(axis=1)
+            if hit.any():
+                i = int(np.argmax(hit))
+                parts.append((u[: i + 1], s[: i + 1], t[: i + 1]))
+                end = cum[i]
+                break
+            parts.append((u, s, t))
+            pos = cum[-1]
+            n = min(2 * n, _BLOCK)
+        log_lr = -_lse(logpi + th * end)  # log dP/dQ at the first rise, < log(1/2)
+        if math.log(self._gen.random()) >= log_lr:
+            return None
+        u, s, t = (np.concatenate(x) for x in zip(*parts, strict=True))
+        return u, s, t, end
+
+    def _descend(self, room: np.ndarray):
+        """Walk (under P) until every coordinate is ``a`` below its cap.
+
+        Returns ``None`` if one crosses its cap first. ``room`` is cap minus the present
+        position. At least one step is taken.
+        """
+        pos = np.zeros(self.S)
+        parts = []
+        n = _CHUNK
+        while True:
+            u, s, t = self._plain(n)
+            cum = self._cum(pos, u, s, t)
+            over = (cum > room).any(axis=1)
+            done = (cum <= room - self.margin).all(axis=1)
+            io = int(np.argmax(over)) if over.any() else n
+            idn = int(np.argmax(done)) if done.any() else n
+            if io < idn:
+                return None
+            if idn < n:
+                parts.append((u[: idn + 1], s[: idn + 1], t[: idn + 1]))
+                u, s, t = (np.concatenate(x) for x in zip(*parts, strict=True))
+                return u, s, t, cum[idn]
+            parts.append((u, s, t))
+            pos = cum[-1]
+            n = min(2 * n, _BLOCK)
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def _append(self, u, s, t, end) -> None:
+        self._u.append(np.asarray(u, dtype=np.int64))
+        self._s.append(s)
+        self._t.append(t)
+        self.K += u.size
+        self._pos = self._pos + end
+        self._cache = None
+
+    def _mark(self) -> None:
+        assert self._caps is not None
+        room = self._caps - self._pos
+        slack = 1e-9 * (abs(self._caps).max() + self.margin + 1.0)  # rounding of the sums
+        b = np.maximum(room + slack, 0.0)
+        if self._ck_k and self._ck_k[-1] == self.K:
+            self._ck_b[-1] = np.minimum(self._ck_b[-1], b)
+        else:
+            self._ck_k.append(self.K)
+            self._ck_b.append(b)
+
+    def advance(self) -> None:
+        """Extend the walk to a new certificate further back (or a tighter one)."""
+        S, a = self.S, self.margin
+        if not math.isfinite(self.theta):  # never rises: every index certifies w = 0
+            u, s, t = self._plain(1)
+            inc = -t[0] * np.ones(S)
+            inc[u[0]] += s[0]
+            self._append(u, s, t, inc)
+            self._caps = self._pos.copy()
+            self._mark()
+            return
+        if self._caps is None:
+            while True:
+                ev = self._rises(np.full(S, a))
+                if ev is None:
+                    self._caps = self._pos + a
+                    self._mark()
+                    return
+                self._append(*ev)
+        while True:  # sample P( . | the walk stays under the caps from K on)
+            room = self._caps - self._pos
+            ev = self._rises(np.full(S, a))
+            if ev is None:  # it never rises by a: inside the caps, and tighter caps
+                self._caps = np.minimum(self._caps, self._pos + a)
+                self._mark()
+                break
+            u1, s1, t1, e1 = ev
+            if (self._cum(np.zeros(S), u1, s1, t1) > room).any():
+                continue
+            if (room - e1 >= a).all():
+                u2 = s2 = t2 = np.empty(0)
+                e2 = e1
+            else:
+                d = self._descend(room - e1)
+                if d is None:
+                    continue
+                u2, s2, t2, e2 = d
+                e2 = e1 + e2
+            if self._rises(room - e2) is not None:
+                continue
+            self._append(np.concatenate((u1, u2)), np.concatenate((s1, s2)),
+                         np.concatenate((t1, t2)), e2)
+            self._mark()
+            return
+        while True:  # after tightening, move on
+            room = self._caps - self._pos
+            d = self._descend(room)
+            if d is None:
+                continue
+            if self._rises(room - d[3]) is not None:
+                continue
+            self._append(*d)
+            self._mark()
+            return
+
+    # -- results --------------------------------------------------------------------------
+    def path(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(U, sigma, tau)`` of customers ``-1, -2, ..., -K`` (index ``k - 1``)."""
+        if self._cache is None:
+            if self.K == 0:
+                self._cache = (np.empty(0, np.int64), np.empty(0), np.empty(0))
+            else:
+                self._cache = (np.concatenate(self._u), np.concatenate(self._s),
+                               np.concatenate(self._t))
+        return self._cache
+
+    def checkpoints(self) -> tuple[np.ndarray, np.ndarray]:
+        """Certified indices ``n`` and bounds ``b`` with ``w(-n) <= b`` coordinatewise."""
+        if not self._ck_k:
+            return np.empty(0, np.int64), np.empty((0, self.S))
+        return np.asarray(self._ck_k), np.vstack(self._ck_b)
+
+
+def _lse(a: np.ndarray) -> float:
+    m = float(np.max(a))
+    return m + math.log(float(np.sum(np.exp(a - m))))
+
+
+@jit
+def ra_known_from(u, s, t, n, bound):
+    """Per server, the first customer from ``-n`` on who finds it empty in every past.
+
+    Runs each RA server's Lindley recursion forward from customer ``-n`` started at
+    ``bound`` (an upper bound of the true workload): a server whose bounded copy is empty
+    when customer ``-k`` arrives is empty then in truth. Returns ``k`` per server (``0`` for
+    the customer at time 0; ``-1`` if the server is never seen empty).
+
+    Parameters
+    ----------
+    u, s, t : numpy.ndarray
+        Routes, services and following interarrival times of customers ``-1, -2, ...``.
+    n : int
+        Start customer (``1 <= n <= len(u)``).
+    bound : numpy.ndarray
+        Upper bound of the workloads seen by customer ``-n``.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of length ``S``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> u = np.array([0, 1, 0]); s = np.array([1.0, 3.0, 2.0]); t = np.array([1.0, 2.0, 1.0])
+    >>> ra_known_from(u, s, t, 3, np.array([0.5, 0.0])).tolist()
+    [1, 3]
+    """
+    S = bound.size
+    w = bound.copy()
+    known = np.full(S, -1, dtype=np.int64)
+    for j in range(n - 1, -1, -1):
+        for i in range(S):
+            if known[i] < 0 and w[i] <= 0.0:
+                known[i] = j + 1
+        w[u[j]] += s[j]
+        for i in range(S):
+            w[i] = max(w[i] - t[j], 0.0)
+    for i in range(S):
+        if known[i] < 0 and w[i] <= 0.0:
+            known[i] = 0
+    return known

@@ -1,0 +1,157 @@
+"""The backward random-assignment walk with certificates (coupling.ra_walk)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import recursions as rc
+from coupling.ra_walk import RAWalk, ra_known_from
+
+from . import naive
+
+D = rc.dists
+Z = 4.0
+
+
+def _positions(walk):
+    u, s, t = walk.path()
+    inc = np.repeat(-t[:, None], walk.S, axis=1)
+    inc[np.arange(u.size), u] += s
+    return np.vstack([np.zeros(walk.S), np.cumsum(inc, axis=0)])
+
+
+@pytest.mark.parametrize(
+    ("servers", "service", "interarrival"),
+    [(1, D.Exponential(1.0), D.Erlang(2, 2.0 * 0.7)),
+     (2, D.Exponential(1.0), D.Erlang(2, 2 * 2 * 0.75)),
+     (3, D.Deterministic(1.0), D.Uniform(0.2, 0.8)),
+     (2, D.HyperExponential.balanced(1.0, 4.0), D.Exponential(1.4))],
+    ids=["E2/M/1", "E2/M/2", "U/D/3", "M/H2/2"],
+)
+def test_rise_probability_and_path_match_brute_force(servers, service, interarrival):
+    gen = np.random.default_rng(11)
+    walk = RAWalk(servers, service, interarrival, gen)
+    margins = walk.margin + np.linspace(0.0, 1.0, servers)
+    reps = 4000
+    steps = []
+    for _ in range(reps):
+        ev = walk._rises(margins)
+        if ev is not None:
+            u, s, t, end = ev
+            inc = np.repeat(-t[:, None], servers, axis=1)
+            inc[np.arange(u.size), u] += s
+            cum = np.cumsum(inc, axis=0)
+            np.testing.assert_allclose(cum[-1], end)
+            assert (end > margins).any() and not (cum[:-1] > margins).any()  # the first rise
+            steps.append(u.size)
+    p = len(steps) / reps
+    rose, step = naive.ra_walk_rises(np.random.default_rng(12), servers, service,
+                                     interarrival, margins, 20000, 1500)
+    q = rose.mean()
+    se = math.sqrt(p * (1 - p) / reps + q * (1 - q) / rose.size)
+    assert abs(p - q) <= Z * se + 1e-9, (p, q)
+    # the path up to the rise has the conditional law given a rise: compare its length
+    a, b = np.asarray(steps, float), step[rose].astype(float)
+    se = math.hypot(a.std() / math.sqrt(a.size), b.std() / math.sqrt(b.size))
+    assert abs(a.mean() - b.mean()) <= Z * se, (a.mean(), b.mean())
+
+
+@pytest.mark.parametrize(
+    ("servers", "service", "interarrival"),
+    [(2, D.Exponential(1.0), D.Exponential(1.6)),
+     (3, D.Deterministic(1.0), D.Erlang(2, 2 * 3 / 0.8 * 0.5)),
+     (4, D.Uniform(0.0, 2.0), D.Exponential(3.2))],
+    ids=["M/M/2", "E2/D/3", "M/U/4"],
+)
+def test_certificates_hold_and_increments_keep_their_law(servers, service, interarrival):
+    walk = RAWalk(servers, service, interarrival, np.random.default_rng(3))
+    for _ in range(400):
+        walk.advance()
+    P = _positions(walk)
+    ks, bounds = walk.checkpoints()
+    assert ks.size >= 300 and np.all(np.diff(ks) >= 0)
+    for k, b in zip(ks, bounds, strict=True):
+        assert np.all(P[k:].max(axis=0) - P[k] <= b + 1e-9)  # the rest stays under the cap
+    # the conditioning is undone by the rejections: the increments are i.i.d. with their law
+    u, s, t = walk.path()
+    for x, mean, var in ((t, interarrival.mean, interarrival.var),
+                         (s, service.mean, service.var)):
+        assert abs(x.mean() - mean) <= Z * math.sqrt(var / x.size) + 1e-12
+    counts = np.bincount(u, minlength=servers) / u.size
+    assert np.all(np.abs(counts - 1 / servers)
+                  <= Z * math.sqrt((1 / servers) * (1 - 1 / servers) / u.size))
+
+
+def _stationary_w1(walk):
+    """RA workload at server 0 seen by customer 0: exact once the walk's maximum so far
+    reaches above the certified bound at a checkpoint."""
+    while True:
+        walk.advance()
+        P = _positions(walk)[:, 0]
+        k, b = walk.checkpoints()
+        run_max = np.maximum.accumulate(P)
+        ok = run_max[k] >= P[k] + b[:, 0]
+        if ok.any():
+            return float(run_max[k[np.argmax(ok)]])
+
+
+def test_stationary_ra_workload_mm_matches_mm1():
+    # Poisson arrivals split at random: each server is M/M/1 with rate lam / S
+    S, lam, mu = 2, 1.5, 1.0
+    gen = np.random.default_rng(21)
+    w = np.array([_stationary_w1(RAWalk(S, D.Exponential(mu), D.Exponential(lam), g))
+                  for g in gen.spawn(3000)])
+    rho = lam / S / mu
+    p = (w > 0).mean()
+    assert abs(p - rho) <= Z * math.sqrt(rho * (1 - rho) / w.size)
+    mean = rho / (mu - lam / S)
+    assert abs(w.mean() - mean) <= Z * w.std() / math.sqrt(w.size)
+
+
+def test_stationary_ra_workload_gi_matches_forward_random_routing():
+    S, inp = 2, rc.Renewal(D.Erlang(2, 2 * 1.5), D.Erlang(2, 2.0))
+    gen = np.random.default_rng(22)
+    w = np.array([_stationary_w1(RAWalk(S, inp.service, inp.interarrival, g))
+                  for g in gen.spawn(3000)])
+    # random routing: the joined server is independent of the workloads, so its workload
+    # has the law of any one server's
+    fwd = rc.simulate(rc.RandomRouting(S), inp, steps=1_000_000, warmup=10_000, rng=22)
+    se = math.hypot(w.std() / math.sqrt(w.size), fwd.mean_wait.se)
+    assert abs(w.mean() - fwd.mean_wait.value) <= Z * se
+    p = (w > 0).mean()
+    se = math.hypot(math.sqrt(p * (1 - p) / w.size), fwd.p_wait.se)
+    assert abs(p - fwd.p_wait.value) <= Z * se
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_known_from_matches_naive(servers, n, seed):
+    g = np.random.default_rng(seed)
+    u = g.integers(0, servers, n)
+    s = g.exponential(1.0, n) * g.integers(0, 2, n)
+    t = g.exponential(0.5, n) * g.integers(0, 2, n)
+    bound = g.exponential(1.0, servers) * g.integers(0, 2, servers)
+    got = ra_known_from(u, s, t, n, bound)
+    assert got.tolist() == naive.ra_known_from(u, s, t, n, bound)
+
+
+def test_walk_rejects_bad_input():
+    with pytest.raises(ValueError, match="drift down"):
+        RAWalk(2, D.Exponential(1.0), D.Exponential(2.5), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="heavy-tailed"):
+        RAWalk(2, D.LogNormal(1.0, 1.0), D.Erlang(2, 2.0), np.random.default_rng(0))
+
+
+def test_walk_that_never_rises_certifies_zero():
+    # services below every interarrival time: no RA customer ever waits
+    walk = RAWalk(2, D.Uniform(0.0, 0.5), D.Uniform(1.0, 2.0), np.random.default_rng(0))
+    assert walk.theta == math.inf
+    for _ in range(5):
+        walk.advance()
+    k, b = walk.checkpoints()
+    assert k.tolist() == [1, 2, 3, 4, 5] and np.all(b <= 1e-8)  # 0 up to rounding slack
