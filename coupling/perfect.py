@@ -252,7 +252,7 @@ class _GIServer:
         return self._fut.s[self._fut.u == self.i]
 
 
-def _dominated_jsw_gi(system, inp, gen, t0, cap):
+def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
     """Dominated CFTP for FCFS GI/GI/S with the random-assignment bound (renewal input).
 
     The same construction as :func:`_dominated_jsw` (Wolff's coupling in order of
@@ -264,7 +264,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap):
     """
     S = system.servers
     g_walk, g_fut = gen.spawn(2)
-    walk = RAWalk(S, inp.service, inp.interarrival, g_walk)
+    walk = template.fresh(g_walk)
     fut = _GIFuture(inp, S, g_fut)
     target = t0
     need = 16  # customers of walk wanted before the next look
@@ -497,6 +497,9 @@ def perfect_sample(
     steps = np.empty(int(size), dtype=np.int64)
 
     is_jsw = isinstance(system, rc.JSW) or (isinstance(system, rc.JpSW) and system.p == 0)
+    if method is not None and not is_jsw:
+        raise ValueError(f"method= applies to JSW only, got method={method!r} for "
+                         f"{type(system).__name__}")
     if upper is None and isinstance(system, rc.Envelope) and isinstance(system.system, rc.Loss):
         b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
         if math.isfinite(b):
@@ -515,15 +518,21 @@ def perfect_sample(
         if method == "dominated" and not _is_poisson(input):
             raise ValueError("method 'dominated' (reversed M/G/1 queues) needs Poisson "
                              "arrivals; use 'dominated-walk' for GI arrivals")
+        template = None
         if walk:
             try:
-                RAWalk(S, input.service, input.interarrival, np.random.default_rng(0))
+                template = RAWalk(S, input.service, input.interarrival,
+                                  np.random.default_rng(0))
             except ValueError as err:
                 raise ValueError("exact sampling of FCFS GI/GI/S with non-Poisson arrivals "
                                  "needs a service law with a finite moment generating "
                                  f"function (light tail): {err}") from None
         method = "dominated-walk" if walk else "dominated"
-        run_one = _dominated_jsw_gi if walk else _dominated_jsw
+        def run_one(system, input, gen, t0, tcap):
+            if walk:
+                return _dominated_jsw_gi(system, input, gen, t0, tcap, template)
+            return _dominated_jsw(system, input, gen, t0, tcap)
+
         t0 = 8.0 / input.arrival_rate if start is None else float(start)
         tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
         if not (t0 > 0 and tcap >= t0):

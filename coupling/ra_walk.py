@@ -34,6 +34,7 @@ Service laws need a finite moment generating function near 0 (see :mod:`coupling
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -45,8 +46,7 @@ from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 
 __all__ = ["RAWalk", "ra_known_from"]
 
-_CHUNK = 32
-_BLOCK = 4096
+_BLOCK = 128
 
 
 class RAWalk:
@@ -61,6 +61,9 @@ class RAWalk:
         moment generating function at the Cramer root.
     gen : numpy.random.Generator
         The only source of randomness.
+    theta : float, optional
+        The Cramer root, when already known (it is found numerically otherwise; many walks
+        for one system should share it).
 
     Attributes
     ----------
@@ -82,7 +85,7 @@ class RAWalk:
     """
 
     def __init__(self, servers: int, service: dists.Law, interarrival: dists.Law,
-                 gen: np.random.Generator) -> None:
+                 gen: np.random.Generator, theta: float | None = None) -> None:
         S = int(servers)
         if S < 1:
             raise ValueError(f"servers must be >= 1, got {servers!r}")
@@ -101,7 +104,9 @@ class RAWalk:
                 return math.inf
             return log_mgf(interarrival, -th) + float(np.logaddexp(log_rest, ls)) - log_s
 
-        self.theta = cramer_root(walk_log_mgf, drift, service.mean + interarrival.mean)
+        if theta is None:
+            theta = cramer_root(walk_log_mgf, drift, service.mean + interarrival.mean)
+        self.theta = float(theta)
         finite = math.isfinite(self.theta)
         self.margin = math.log(2.0 * S) / self.theta if finite else 0.0
         if finite:
@@ -109,6 +114,28 @@ class RAWalk:
             self._q = ms / (S - 1 + ms)  # P(U = j) under the tilt of coordinate j
             self._sig_t = tilted_sampler(service, self.theta)
             self._tau_t = tilted_sampler(interarrival, -self.theta)
+        self._reset()
+
+    def fresh(self, gen: np.random.Generator) -> RAWalk:
+        """A new walk for the same system (the root and tilts reused), drawn from ``gen``.
+
+        Parameters
+        ----------
+        gen : numpy.random.Generator
+            The new walk's only source of randomness.
+
+        Returns
+        -------
+        RAWalk
+            An independent walk at its start.
+        """
+        new = copy.copy(self)
+        new._gen = gen
+        new._reset()
+        return new
+
+    def _reset(self) -> None:
+        S = self.S
         self._u: list[np.ndarray] = []
         self._s: list[np.ndarray] = []
         self._t: list[np.ndarray] = []
@@ -118,7 +145,7 @@ class RAWalk:
         self._ck_k: list[int] = []
         self._ck_b: list[np.ndarray] = []
         self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._bufs: dict[int, tuple] = {}
+        self._bufs: dict[int, _Block] = {}
 
     # -- drawing increments (from pre-drawn blocks: the draws are i.i.d.) ---------------------
     def _draw_plain(self, n: int):
@@ -138,28 +165,15 @@ class RAWalk:
         t = self._tau_t(g, n)
         return u, s.astype(np.float64), t
 
-    def _take(self, key, n: int):
-        buf = self._bufs.get(key)
-        if buf is None or buf[3] + n > buf[0].size:
-            fresh = self._draw_plain(_BLOCK) if key < 0 else self._draw_tilted(key, _BLOCK)
-            if buf is not None:  # keep the unused rest, in order
-                fresh = tuple(np.concatenate((b[buf[3]:], f))
-                              for b, f in zip(buf[:3], fresh, strict=True))
-            buf = (*fresh, 0)
-        i = buf[3]
-        self._bufs[key] = (*buf[:3], i + n)
-        return buf[0][i:i + n], buf[1][i:i + n], buf[2][i:i + n]
+    def _plain(self) -> _Block:
+        if -1 not in self._bufs:
+            self._bufs[-1] = _Block(self._draw_plain)
+        return self._bufs[-1]
 
-    def _plain(self, n: int):
-        return self._take(-1, n)
-
-    def _tilted(self, j: int, n: int):
-        return self._take(j, n)
-
-    def _cum(self, start: np.ndarray, u, s, t) -> np.ndarray:
-        inc = np.repeat(-t[:, None], self.S, axis=1)
-        inc[np.arange(u.size), u] += s
-        return start + np.cumsum(inc, axis=0)
+    def _tilted(self, j: int) -> _Block:
+        if j not in self._bufs:
+            self._bufs[j] = _Block(lambda n: self._draw_tilted(j, n))
+        return self._bufs[j]
 
     # -- the two primitives ---------------------------------------------------------------
     def _rises(self, margins: np.ndarray):
@@ -168,30 +182,18 @@ class RAWalk:
         Returns ``None`` (it never does) or ``(u, s, t, end)``: the path up to the first rise
         and the walk's displacement there. Needs ``sum(exp(-theta * margins)) <= 1``.
         """
-        th = self.theta
-        logpi = -th * margins
-        logpi = logpi - _lse(logpi)
-        j = int(self._gen.choice(self.S, p=np.exp(logpi)))
-        pos = np.zeros(self.S)
-        parts = []
-        n = _CHUNK
+        logpi, j = _pick_tilt(margins, self.theta, self._gen.random())
+        blk = self._tilted(j)
         while True:
-            u, s, t = self._tilted(j, n)
-            cum = self._cum(pos, u, s, t)
-            hit = (cum > margins).any(axis=1)
-            if hit.any():
-                i = int(np.argmax(hit))
-                parts.append((u[: i + 1], s[: i + 1], t[: i + 1]))
-                end = cum[i]
+            k, end = _walk_to_rise(blk.u, blk.s, blk.t, blk.i, margins)
+            if k >= 0:
                 break
-            parts.append((u, s, t))
-            pos = cum[-1]
-            n = min(2 * n, _BLOCK)
-        log_lr = -_lse(logpi + th * end)  # log dP/dQ at the first rise, < log(1/2)
+            blk.refill()
+        i0, blk.i = blk.i, k
+        log_lr = _log_lr(logpi, self.theta, end)  # log dP/dQ at the first rise, < log(1/2)
         if math.log(self._gen.random()) >= log_lr:
             return None
-        u, s, t = (np.concatenate(x) for x in zip(*parts, strict=True))
-        return u, s, t, end
+        return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
 
     def _descend(self, room: np.ndarray):
         """Walk (under P) until every coordinate is ``a`` below its cap.
@@ -199,25 +201,16 @@ class RAWalk:
         Returns ``None`` if one crosses its cap first. ``room`` is cap minus the present
         position. At least one step is taken.
         """
-        pos = np.zeros(self.S)
-        parts = []
-        n = _CHUNK
+        blk = self._plain()
         while True:
-            u, s, t = self._plain(n)
-            cum = self._cum(pos, u, s, t)
-            over = (cum > room).any(axis=1)
-            done = (cum <= room - self.margin).all(axis=1)
-            io = int(np.argmax(over)) if over.any() else n
-            idn = int(np.argmax(done)) if done.any() else n
-            if io < idn:
-                return None
-            if idn < n:
-                parts.append((u[: idn + 1], s[: idn + 1], t[: idn + 1]))
-                u, s, t = (np.concatenate(x) for x in zip(*parts, strict=True))
-                return u, s, t, cum[idn]
-            parts.append((u, s, t))
-            pos = cum[-1]
-            n = min(2 * n, _BLOCK)
+            status, k, end = _walk_to_descend(blk.u, blk.s, blk.t, blk.i, room, self.margin)
+            if status >= 0:
+                break
+            blk.refill()
+        i0, blk.i = blk.i, k
+        if status == 0:
+            return None
+        return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
 
     # -- bookkeeping ----------------------------------------------------------------------
     def _append(self, u, s, t, end) -> None:
@@ -243,7 +236,7 @@ class RAWalk:
         """Extend the walk to a new certificate further back (or a tighter one)."""
         S, a = self.S, self.margin
         if not math.isfinite(self.theta):  # never rises: every index certifies w = 0
-            u, s, t = self._plain(1)
+            u, s, t = self._draw_plain(1)
             inc = -t[0] * np.ones(S)
             inc[u[0]] += s[0]
             self._append(u, s, t, inc)
@@ -266,7 +259,7 @@ class RAWalk:
                 self._mark()
                 break
             u1, s1, t1, e1 = ev
-            if (self._cum(np.zeros(S), u1, s1, t1) > room).any():
+            if _path_exceeds(u1, s1, t1, room):
                 continue
             if (room - e1 >= a).all():
                 u2 = s2 = t2 = np.empty(0)
@@ -312,9 +305,111 @@ class RAWalk:
         return np.asarray(self._ck_k), np.vstack(self._ck_b)
 
 
-def _lse(a: np.ndarray) -> float:
-    m = float(np.max(a))
-    return m + math.log(float(np.sum(np.exp(a - m))))
+class _Block:
+    """Pre-drawn i.i.d. increments read in order; a refill keeps the unread rest first.
+
+    A kernel that runs out of draws returns without reading anything, and is run again on
+    the refilled block: it then sees the same draws followed by new ones, so running out
+    changes nothing.
+    """
+
+    def __init__(self, draw) -> None:
+        self.draw = draw
+        self.size = _BLOCK
+        self.u, self.s, self.t = draw(self.size)
+        self.i = 0
+
+    def refill(self) -> None:
+        rest = self.u.size - self.i
+        self.size = min(2 * self.size, 1 << 16)
+        fu, fs, ft = self.draw(max(self.size, 2 * rest))
+        self.u = np.concatenate((self.u[self.i:], fu))
+        self.s = np.concatenate((self.s[self.i:], fs))
+        self.t = np.concatenate((self.t[self.i:], ft))
+        self.i = 0
+
+
+@jit
+def _walk_to_rise(u, s, t, i0, margins):
+    """Walk from 0 on the draws from ``i0`` until a coordinate exceeds its margin.
+
+    Returns the end index (exclusive) and the displacement, or ``-1`` if the draws run out.
+    """
+    S = margins.size
+    pos = np.zeros(S)
+    for k in range(i0, u.size):
+        for i in range(S):
+            pos[i] -= t[k]
+        pos[u[k]] += s[k]
+        for i in range(S):
+            if pos[i] > margins[i]:
+                return k + 1, pos
+    return -1, pos
+
+
+@jit
+def _walk_to_descend(u, s, t, i0, room, a):
+    """Walk from 0 until every coordinate is ``a`` below ``room``, or one exceeds it.
+
+    Returns ``(status, end, displacement)``: status 1 when all are ``a`` below (after at
+    least one step), 0 when one exceeds ``room``, -1 (nothing read) if the draws run out.
+    """
+    S = room.size
+    pos = np.zeros(S)
+    for k in range(i0, u.size):
+        for i in range(S):
+            pos[i] -= t[k]
+        pos[u[k]] += s[k]
+        below = True
+        for i in range(S):
+            if pos[i] > room[i]:
+                return 0, k + 1, pos
+            if pos[i] > room[i] - a:
+                below = False
+        if below:
+            return 1, k + 1, pos
+    return -1, i0, pos
+
+
+@jit
+def _path_exceeds(u, s, t, room):
+    """Whether the walk along the path ever exceeds ``room`` in some coordinate."""
+    S = room.size
+    pos = np.zeros(S)
+    for k in range(u.size):
+        for i in range(S):
+            pos[i] -= t[k]
+        pos[u[k]] += s[k]
+        for i in range(S):
+            if pos[i] > room[i]:
+                return True
+    return False
+
+
+@jit
+def _lse(a):
+    m = a.max()
+    return m + np.log(np.sum(np.exp(a - m)))
+
+
+@jit
+def _pick_tilt(margins, theta, uniform):
+    """Mixture weights ``pi_i ~ exp(-theta y_i)`` (as logs) and the coordinate drawn."""
+    logpi = -theta * margins
+    logpi = logpi - _lse(logpi)
+    acc = 0.0
+    target = uniform
+    for j in range(margins.size):
+        acc += np.exp(logpi[j])
+        if target < acc:
+            return logpi, j
+    return logpi, margins.size - 1
+
+
+@jit
+def _log_lr(logpi, theta, end):
+    """``log dP/dQ = -log sum_i pi_i exp(theta D_i)`` at the displacement ``D``."""
+    return -_lse(logpi + theta * end)
 
 
 @jit

@@ -173,8 +173,13 @@ def tilted_sampler(law: dists.Law, theta: float) -> Sampler:
     True
     """
     th = float(theta)
-    if not math.isfinite(mgf(law, th)):
+    closed = (dists.Exponential, dists.Deterministic, dists.Erlang, dists.HyperExponential,
+              dists.Uniform, dists.Empirical)
+    if isinstance(law, closed) and not math.isfinite(mgf(law, th)):
         raise ValueError(f"the tilt theta={th:g} of {law!r} does not exist (infinite mgf)")
+    if not isinstance(law, closed) and not _generic_ok(law, th):
+        raise ValueError(f"the tilt theta={th:g} of {law!r} is not available (unbounded law "
+                         "without a closed-form mgf)")
     if th == 0.0:
         return lambda gen, n: np.asarray(law.sample(gen, n), dtype=np.float64)
     if isinstance(law, dists.Exponential):
