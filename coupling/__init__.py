@@ -17,6 +17,10 @@ on first use, needs hypothesis)
 ``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
 ``support_max``
 ``renovation_index``                               :mod:`coupling.perfect`
+``RAWalk`` (random-assignment bound for renewal    :mod:`coupling.ra_walk`
+input: certified backward random walk)
+``mgf``, ``log_mgf``, ``tilted_sampler``,          :mod:`coupling.tilting`
+``cramer_root`` (exponential tilts of the laws)
 ================================================  =========================================
 """
 
@@ -33,6 +37,8 @@ from .monotone import (
     check_monotone,
 )
 from .perfect import CouplingNotReached, PerfectSample, perfect_sample, renovation_index
+from .ra_walk import RAWalk
+from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 from .times import CouplingTimeResult, coupling_time
 
 __all__ = [
@@ -42,17 +48,22 @@ __all__ = [
     "DominanceReport",
     "MonotonicityReport",
     "PerfectSample",
+    "RAWalk",
     "ReversedQueue",
     "assert_dominates",
     "assert_monotone",
     "check_dominates",
     "check_monotone",
     "coupling_time",
+    "cramer_root",
+    "log_mgf",
+    "mgf",
     "perfect_sample",
     "renovation_index",
     "size_biased_sample",
     "strategies",
     "support_max",
+    "tilted_sampler",
 ]
 
 

@@ -1,7 +1,7 @@
 """Exact stationary sampling: coupling from the past (MATH.md §6).
 
 :func:`perfect_sample` returns exact draws of the stationary sorted workload vector seen by an
-arrival, by one of three methods, chosen from the system and input:
+arrival, by one of four methods, chosen from the system and input:
 
 ``"dominated"`` -- FCFS M/G/S (:class:`recursions.JSW` with Poisson input), dominated coupling
     from the past (Kendall; Connor & Kendall 2015). The random-assignment system, ``S``
@@ -12,6 +12,11 @@ arrival, by one of three methods, chosen from the system and input:
     ``-T`` the JSW map is run forward from ``0`` (lower) and from ``R(V(-T))`` (upper) with the
     same arrivals; if the two agree at time 0 that is the stationary vector (the stationary
     state at ``-T`` lies between them). Otherwise ``T`` doubles.
+``"dominated-walk"`` -- FCFS GI/GI/S (:class:`recursions.JSW` with renewal input; the
+    default when the arrivals are not Poisson). The same sandwich, with the random-assignment
+    bound seen by arrivals drawn as the future maxima of one ``S``-dimensional random walk,
+    with certificates from exponential tilting (:mod:`coupling.ra_walk`; Blanchet, Pei &
+    Sigman). The service law needs a finite moment generating function near 0.
 ``"renovation"`` -- loss systems. With Poisson input the M/G/infinity queue (whose customers are
     a superset of the loss system's) is run back to a time it is empty: the loss system is
     empty then, whatever the past, and is run forward from there. With service times bounded
@@ -62,7 +67,7 @@ class PerfectSample:
     steps : numpy.ndarray
         Backward customers each draw needed (arrivals between the coupling time and 0).
     method : str
-        ``"dominated"``, ``"renovation"`` or ``"monotone"``.
+        ``"dominated"``, ``"dominated-walk"``, ``"renovation"`` or ``"monotone"``.
     system, input : str
         What was sampled.
     """
@@ -443,7 +448,7 @@ def perfect_sample(
     Parameters
     ----------
     system : recursions.System
-        ``JSW`` (Poisson input: dominated CFTP), ``Loss`` (Poisson input or bounded service:
+        ``JSW`` (renewal input: dominated CFTP), ``Loss`` (Poisson input or bounded service:
         renovation), or a monotone system with a bounded stationary state (``upper``).
     input : recursions.Input
         The input.
@@ -565,6 +570,6 @@ def perfect_sample(
     else:
         raise ValueError(
             f"no exact method for {type(system).__name__}: perfect_sample handles JSW with "
-            "Poisson input, loss systems, and monotone systems given a bounding vector upper="
+            "renewal input, loss systems, and monotone systems given a bounding vector upper="
         )
     return PerfectSample(out, steps, method, repr(system), repr(input))

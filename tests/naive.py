@@ -240,3 +240,35 @@ def ra_walk_rises(gen, servers, service, interarrival, margins, reps, horizon):
         step[new] = k + 1
         rose |= new
     return rose, step
+
+
+def _walk_steps(u, s, t, i0, S):
+    pos = [0.0] * S
+    for k in range(i0, len(u)):
+        pos = [x - float(t[k]) for x in pos]
+        pos[int(u[k])] += float(s[k])
+        yield k, pos
+
+
+def walk_to_rise(u, s, t, i0, margins):
+    """Twin of ``ra_walk._walk_to_rise``: (end index, displacement) or (-1, None)."""
+    for k, pos in _walk_steps(u, s, t, i0, len(margins)):
+        if any(p > m for p, m in zip(pos, margins, strict=True)):
+            return k + 1, pos
+    return -1, None
+
+
+def walk_to_descend(u, s, t, i0, room, a):
+    """Twin of ``ra_walk._walk_to_descend``: (status, end, displacement)."""
+    for k, pos in _walk_steps(u, s, t, i0, len(room)):
+        if any(p > r for p, r in zip(pos, room, strict=True)):
+            return 0, k + 1, pos
+        if all(p <= r - a for p, r in zip(pos, room, strict=True)):
+            return 1, k + 1, pos
+    return -1, i0, None
+
+
+def path_exceeds(u, s, t, room):
+    """Twin of ``ra_walk._path_exceeds``."""
+    return any(any(p > r for p, r in zip(pos, room, strict=True))
+               for _, pos in _walk_steps(u, s, t, 0, len(room)))

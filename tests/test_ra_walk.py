@@ -155,3 +155,28 @@ def test_walk_that_never_rises_certifies_zero():
         walk.advance()
     k, b = walk.checkpoints()
     assert k.tolist() == [1, 2, 3, 4, 5] and np.all(b <= 1e-8)  # 0 up to rounding slack
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_walk_kernels_match_naive(servers, n, seed):
+    from coupling import ra_walk as rw
+
+    g = np.random.default_rng(seed)
+    u = g.integers(0, servers, n)
+    s = g.exponential(1.0, n)
+    t = g.exponential(0.5, n) * g.integers(0, 2, n)
+    i0 = int(g.integers(0, n))
+    margins = g.exponential(1.0, servers)
+    k, pos = rw._walk_to_rise(u, s, t, i0, margins)
+    kn, posn = naive.walk_to_rise(u, s, t, i0, list(margins))
+    assert k == kn
+    if k >= 0:
+        np.testing.assert_allclose(pos, posn, rtol=1e-12, atol=1e-12)
+    room, a = margins + 0.5, float(g.uniform(0.0, 0.5))
+    st_, k, pos = rw._walk_to_descend(u, s, t, i0, room, a)
+    stn, kn, posn = naive.walk_to_descend(u, s, t, i0, list(room), a)
+    assert (st_, k) == (stn, kn)
+    if st_ >= 0:
+        np.testing.assert_allclose(pos, posn, rtol=1e-12, atol=1e-12)
+    assert rw._path_exceeds(u, s, t, room) == naive.path_exceeds(u, s, t, list(room))
