@@ -48,6 +48,7 @@ from recursions.backward import run_window
 
 from .dominating import ReversedQueue, support_max
 from .ra_walk import RAWalk, ra_known_from
+from .tilting import mgf
 
 __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
@@ -219,21 +220,31 @@ def _dominated_jsw(system, inp, gen, t0, cap):
 
 
 class _GIFuture:
-    """Customers from time 0 on (the first arrives at 0): renewal arrivals, random routes."""
+    """Customers from time 0 on (the first arrives at 0), with renewal arrivals.
 
-    def __init__(self, inp: rc.Renewal, S: int, gen: np.random.Generator) -> None:
-        self.inp, self.S, self.gen = inp, S, gen
+    They are routed at random or, with a ``phase``, cyclically (customer ``n`` to server
+    ``(phase + n) mod S``).
+    """
+
+    def __init__(self, inp: rc.Renewal, S: int, gen: np.random.Generator,
+                 phase: int | None = None) -> None:
+        self.inp, self.S, self.gen, self.phase = inp, S, gen, phase
         self.t = np.zeros(1)
         self.s = np.asarray(inp.service.sample(gen, 1), dtype=np.float64)
-        self.u = gen.integers(0, S, 1)
+        self.u = self._routes(0, 1)
+
+    def _routes(self, n0: int, n: int) -> np.ndarray:
+        if self.phase is None:
+            return self.gen.integers(0, self.S, n)
+        return (self.phase + n0 + np.arange(n)) % self.S
 
     def until(self, horizon: float) -> None:
         while self.t[-1] <= horizon:
             g = self.gen
             gaps = np.asarray(self.inp.interarrival.sample(g, 64), dtype=np.float64)
+            self.u = np.concatenate((self.u, self._routes(self.t.size, 64)))
             self.t = np.concatenate((self.t, self.t[-1] + np.cumsum(gaps)))
             self.s = np.concatenate((self.s, self.inp.service.sample(g, 64)))
-            self.u = np.concatenate((self.u, g.integers(0, self.S, 64)))
 
 
 class _GIServer:
@@ -270,7 +281,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
     S = system.servers
     g_walk, g_fut = gen.spawn(2)
     walk = template.fresh(g_walk)
-    fut = _GIFuture(inp, S, g_fut)
+    fut = _GIFuture(inp, S, g_fut, walk.phase if walk.routing == "cyclic" else None)
     target = t0
     need = 16  # customers of walk wanted before the next look
     while True:
@@ -432,6 +443,29 @@ def _monotone(system, inp, seed, upper, n0, cap):
         n = min(2 * n, cap)
 
 
+_JSW_METHODS = ("dominated", "dominated-walk", "dominated-cyclic")
+
+
+def _jsw_method(inp: rc.Renewal, method: str | None) -> str:
+    """The JSW method: the one asked for, checked, or the default for the input."""
+    if method is None:
+        try:
+            finite = math.isfinite(mgf(inp.service, 1e-9 / inp.service.mean))
+        except ValueError:
+            finite = False
+        if finite:
+            return "dominated-cyclic"
+        if _is_poisson(inp):
+            return "dominated"
+        method = "dominated-cyclic"  # fails below with the light-tail message
+    if method not in _JSW_METHODS:
+        raise ValueError(f"method for JSW must be one of {_JSW_METHODS}, got {method!r}")
+    if method == "dominated" and not _is_poisson(inp):
+        raise ValueError("method 'dominated' (reversed M/G/1 queues) needs Poisson "
+                         "arrivals; use 'dominated-cyclic' or 'dominated-walk' for GI arrivals")
+    return method
+
+
 def perfect_sample(
     system: rc.System,
     input: rc.Input,
@@ -516,25 +550,20 @@ def perfect_sample(
         if not isinstance(input, rc.Renewal):
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
                              f"(Poisson or GI), got {type(input).__name__}")
-        walk = not _is_poisson(input) if method is None else method == "dominated-walk"
-        if method not in (None, "dominated", "dominated-walk"):
-            raise ValueError(f"method for JSW must be 'dominated' or 'dominated-walk', "
-                             f"got {method!r}")
-        if method == "dominated" and not _is_poisson(input):
-            raise ValueError("method 'dominated' (reversed M/G/1 queues) needs Poisson "
-                             "arrivals; use 'dominated-walk' for GI arrivals")
+        method = _jsw_method(input, method)
         template = None
-        if walk:
+        if method != "dominated":
+            routing = "cyclic" if method == "dominated-cyclic" else "random"
             try:
                 template = RAWalk(S, input.service, input.interarrival,
-                                  np.random.default_rng(0))
+                                  np.random.default_rng(0), routing=routing)
             except ValueError as err:
-                raise ValueError("exact sampling of FCFS GI/GI/S with non-Poisson arrivals "
-                                 "needs a service law with a finite moment generating "
-                                 f"function (light tail): {err}") from None
-        method = "dominated-walk" if walk else "dominated"
+                raise ValueError("exact sampling of FCFS GI/GI/S through a random walk needs "
+                                 "a service law with a finite moment generating function "
+                                 f"(light tail): {err}") from None
+
         def run_one(system, input, gen, t0, tcap):
-            if walk:
+            if template is not None:
                 return _dominated_jsw_gi(system, input, gen, t0, tcap, template)
             return _dominated_jsw(system, input, gen, t0, tcap)
 

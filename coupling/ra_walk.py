@@ -85,10 +85,14 @@ class RAWalk:
     """
 
     def __init__(self, servers: int, service: dists.Law, interarrival: dists.Law,
-                 gen: np.random.Generator, theta: float | None = None) -> None:
+                 gen: np.random.Generator, theta: float | None = None,
+                 routing: str = "random") -> None:
         S = int(servers)
         if S < 1:
             raise ValueError(f"servers must be >= 1, got {servers!r}")
+        if routing not in ("random", "cyclic"):
+            raise ValueError(f"routing must be 'random' or 'cyclic', got {routing!r}")
+        self.routing = routing
         drift = service.mean / S - interarrival.mean
         if not drift < 0:
             raise ValueError(f"the random-assignment walk does not drift down (load per "
@@ -104,11 +108,27 @@ class RAWalk:
                 return math.inf
             return log_mgf(interarrival, -th) + float(np.logaddexp(log_rest, ls)) - log_s
 
+        def cycle_log_mgf(th: float) -> float:  # log E exp(th (sigma - tau_1 - ... - tau_S))
+            ls = log_mgf(service, th)
+            if ls == math.inf:
+                return math.inf
+            return ls + S * log_mgf(interarrival, -th)
+
+        cyclic = routing == "cyclic"
         if theta is None:
-            theta = cramer_root(walk_log_mgf, drift, service.mean + interarrival.mean)
+            if cyclic:
+                theta = cramer_root(cycle_log_mgf, service.mean - S * interarrival.mean,
+                                    service.mean + S * interarrival.mean)
+            else:
+                theta = cramer_root(walk_log_mgf, drift, service.mean + interarrival.mean)
         self.theta = float(theta)
         finite = math.isfinite(self.theta)
         self.margin = math.log(2.0 * S) / self.theta if finite else 0.0
+        if finite and cyclic:
+            # the likelihood ratio of a coordinate's tilt carries L**(n - S n_j), within a
+            # factor M of 1: widen the margin by log(M) / theta to keep dP/dQ <= 1/2
+            self._log_l = log_mgf(interarrival, -self.theta)
+            self.margin += log_mgf(service, self.theta) / self.theta
         if finite:
             ms = mgf(service, self.theta)
             self._q = ms / (S - 1 + ms)  # P(U = j) under the tilt of coordinate j
@@ -136,6 +156,10 @@ class RAWalk:
 
     def _reset(self) -> None:
         S = self.S
+        # cyclic routing: customer -k joins server (phase - k) mod S, customer n >= 0 joins
+        # (phase + n) mod S; the phase is uniform (the arrival-stationary version)
+        self.phase = int(self._gen.integers(0, S)) if self.routing == "cyclic" else 0
+        self._streams: dict[str, _Stream] = {}
         self._u: list[np.ndarray] = []
         self._s: list[np.ndarray] = []
         self._t: list[np.ndarray] = []
@@ -176,13 +200,15 @@ class RAWalk:
         return self._bufs[j]
 
     # -- the two primitives ---------------------------------------------------------------
-    def _rises(self, margins: np.ndarray):
+    def _rises(self, margins: np.ndarray, k0: int):
         """Draw whether some coordinate ever rises above its margin; the path if it does.
 
         Returns ``None`` (it never does) or ``(u, s, t, end)``: the path up to the first rise
-        and the walk's displacement there. Needs ``sum(exp(-theta * margins)) <= 1``.
+        and the walk's displacement there. ``k0`` is the present index.
         """
         logpi, j = _pick_tilt(margins, self.theta, self._gen.random())
+        if self.routing == "cyclic":
+            return self._rises_cyclic(margins, k0, logpi, j)
         blk = self._tilted(j)
         while True:
             k, end = _walk_to_rise(blk.u, blk.s, blk.t, blk.i, margins)
@@ -195,12 +221,14 @@ class RAWalk:
             return None
         return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
 
-    def _descend(self, room: np.ndarray):
+    def _descend(self, room: np.ndarray, k0: int):
         """Walk (under P) until every coordinate is ``a`` below its cap.
 
         Returns ``None`` if one crosses its cap first. ``room`` is cap minus the present
-        position. At least one step is taken.
+        position and ``k0`` the present index. At least one step is taken.
         """
+        if self.routing == "cyclic":
+            return self._descend_cyclic(room, k0)
         blk = self._plain()
         while True:
             status, k, end = _walk_to_descend(blk.u, blk.s, blk.t, blk.i, room, self.margin)
@@ -211,6 +239,58 @@ class RAWalk:
         if status == 0:
             return None
         return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
+
+    def _stream(self, name: str) -> _Stream:
+        if name not in self._streams:
+            g, th = self._gen, self.theta
+            law = self.service if name[0] == "s" else self.interarrival
+            if name[1] == "t":
+                draw = tilted_sampler(law, th if name[0] == "s" else -th)
+            else:
+                def draw(gen, n, law=law):
+                    return np.asarray(law.sample(gen, n), dtype=np.float64)
+            self._streams[name] = _Stream(lambda n, draw=draw, g=g: draw(g, n))
+        return self._streams[name]
+
+    def _routes(self, k0: int, n: int) -> np.ndarray:
+        return (self.phase - (k0 + 1 + np.arange(n))) % self.S
+
+    def _rises_cyclic(self, margins, k0, logpi, j):
+        tt, st, sp = self._stream("tt"), self._stream("st"), self._stream("sp")
+        while True:
+            n, it, ist, isp, end = _cyclic_to_rise(tt.a, tt.i, st.a, st.i, sp.a, sp.i, j,
+                                                   self.phase, k0, margins)
+            if n >= 0:
+                break
+            (tt, st, sp)[-n - 1].refill()
+        u = self._routes(k0, n)
+        mine = u == j
+        s = np.empty(n)
+        s[mine] = st.a[st.i:ist]
+        s[~mine] = sp.a[sp.i:isp]
+        t = tt.a[tt.i:it].copy()
+        tt.i, st.i, sp.i = it, ist, isp
+        counts = np.bincount(u, minlength=self.S)
+        # dP_j/dP = exp(theta D_j) L**-(n - S n_j) on the excursion (n steps, n_j to server j)
+        log_lr = _log_lr(logpi - (n - self.S * counts) * self._log_l, self.theta, end)
+        if math.log(self._gen.random()) >= log_lr:
+            return None
+        return u, s, t, end
+
+    def _descend_cyclic(self, room, k0):
+        tp, sp = self._stream("tp"), self._stream("sp")
+        while True:
+            status, n, itp, isp, end = _cyclic_to_descend(tp.a, tp.i, sp.a, sp.i, self.phase,
+                                                          k0, room, self.margin)
+            if status >= 0:
+                break
+            (tp, sp)[-status - 1].refill()
+        u = self._routes(k0, n)
+        s, t = sp.a[sp.i:isp].copy(), tp.a[tp.i:itp].copy()
+        tp.i, sp.i = itp, isp
+        if status == 0:
+            return None
+        return u, s, t, end
 
     # -- bookkeeping ----------------------------------------------------------------------
     def _append(self, u, s, t, end) -> None:
@@ -237,6 +317,8 @@ class RAWalk:
         S, a = self.S, self.margin
         if not math.isfinite(self.theta):  # never rises: every index certifies w = 0
             u, s, t = self._draw_plain(1)
+            if self.routing == "cyclic":
+                u = self._routes(self.K, 1)
             inc = -t[0] * np.ones(S)
             inc[u[0]] += s[0]
             self._append(u, s, t, inc)
@@ -245,7 +327,7 @@ class RAWalk:
             return
         if self._caps is None:
             while True:
-                ev = self._rises(np.full(S, a))
+                ev = self._rises(np.full(S, a), self.K)
                 if ev is None:
                     self._caps = self._pos + a
                     self._mark()
@@ -253,7 +335,7 @@ class RAWalk:
                 self._append(*ev)
         while True:  # sample P( . | the walk stays under the caps from K on)
             room = self._caps - self._pos
-            ev = self._rises(np.full(S, a))
+            ev = self._rises(np.full(S, a), self.K)
             if ev is None:  # it never rises by a: inside the caps, and tighter caps
                 self._caps = np.minimum(self._caps, self._pos + a)
                 self._mark()
@@ -262,15 +344,15 @@ class RAWalk:
             if _path_exceeds(u1, s1, t1, room):
                 continue
             if (room - e1 >= a).all():
-                u2 = s2 = t2 = np.empty(0)
+                u2, s2, t2 = np.empty(0, np.int64), np.empty(0), np.empty(0)
                 e2 = e1
             else:
-                d = self._descend(room - e1)
+                d = self._descend(room - e1, self.K + u1.size)
                 if d is None:
                     continue
                 u2, s2, t2, e2 = d
                 e2 = e1 + e2
-            if self._rises(room - e2) is not None:
+            if self._rises(room - e2, self.K + u1.size + u2.size) is not None:
                 continue
             self._append(np.concatenate((u1, u2)), np.concatenate((s1, s2)),
                          np.concatenate((t1, t2)), e2)
@@ -278,10 +360,10 @@ class RAWalk:
             return
         while True:  # after tightening, move on
             room = self._caps - self._pos
-            d = self._descend(room)
+            d = self._descend(room, self.K)
             if d is None:
                 continue
-            if self._rises(room - d[3]) is not None:
+            if self._rises(room - d[3], self.K + d[0].size) is not None:
                 continue
             self._append(*d)
             self._mark()
@@ -327,6 +409,95 @@ class _Block:
         self.s = np.concatenate((self.s[self.i:], fs))
         self.t = np.concatenate((self.t[self.i:], ft))
         self.i = 0
+
+
+class _Stream:
+    """One pre-drawn i.i.d. sequence read in order (see :class:`_Block`)."""
+
+    def __init__(self, draw) -> None:
+        self.draw = draw
+        self.size = _BLOCK
+        self.a = draw(self.size)
+        self.i = 0
+
+    def refill(self) -> None:
+        rest = self.a.size - self.i
+        self.size = min(2 * self.size, 1 << 16)
+        self.a = np.concatenate((self.a[self.i:], self.draw(max(self.size, 2 * rest))))
+        self.i = 0
+
+
+@jit
+def _server(phase, k, S):
+    return ((phase - k) % S + S) % S
+
+
+@jit
+def _cyclic_to_rise(tt, it, st, ist, sp, isp, j, phase, k0, margins):
+    """Cyclic routing under the tilt of coordinate ``j``: walk to the first rise.
+
+    Draws come from three streams (tilted interarrivals, tilted services of server ``j``'s
+    customers, plain services of the others). Returns the number of steps (``-1``, ``-2``
+    or ``-3`` when the first, second or third stream runs out: nothing is read), the new
+    stream positions and the displacement.
+    """
+    S = margins.size
+    pos = np.zeros(S)
+    n = 0
+    while True:
+        if it >= tt.size:
+            return -1, it, ist, isp, pos
+        srv = _server(phase, k0 + n + 1, S)
+        if srv == j:
+            if ist >= st.size:
+                return -2, it, ist, isp, pos
+            x = st[ist]
+            ist += 1
+        else:
+            if isp >= sp.size:
+                return -3, it, ist, isp, pos
+            x = sp[isp]
+            isp += 1
+        for i in range(S):
+            pos[i] -= tt[it]
+        it += 1
+        pos[srv] += x
+        n += 1
+        for i in range(S):
+            if pos[i] > margins[i]:
+                return n, it, ist, isp, pos
+
+
+@jit
+def _cyclic_to_descend(tp, itp, sp, isp, phase, k0, room, a):
+    """Cyclic routing, plain draws: walk until every coordinate is ``a`` below ``room``.
+
+    Returns ``(status, steps, positions..., displacement)`` as :func:`_walk_to_descend`;
+    status -1 or -2 when the interarrival or the service stream runs out.
+    """
+    S = room.size
+    pos = np.zeros(S)
+    n = 0
+    while True:
+        if itp >= tp.size:
+            return -1, 0, itp, isp, pos
+        if isp >= sp.size:
+            return -2, 0, itp, isp, pos
+        srv = _server(phase, k0 + n + 1, S)
+        for i in range(S):
+            pos[i] -= tp[itp]
+        pos[srv] += sp[isp]
+        itp += 1
+        isp += 1
+        n += 1
+        below = True
+        for i in range(S):
+            if pos[i] > room[i]:
+                return 0, n, itp, isp, pos
+            if pos[i] > room[i] - a:
+                below = False
+        if below:
+            return 1, n, itp, isp, pos
 
 
 @jit

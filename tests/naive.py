@@ -218,9 +218,12 @@ def ra_known_from(u, s, t, n, bound):
     return [0 if (known[i] < 0 and w[i] <= 0.0) else known[i] for i in range(S)]
 
 
-def ra_walk_rises(gen, servers, service, interarrival, margins, reps, horizon):
+def ra_walk_rises(gen, servers, service, interarrival, margins, reps, horizon, phase=None,
+                  k0=0):
     """Brute force for the random-assignment walk: does some coordinate ever rise above
     its margin (within ``horizon`` steps), and at which step. Returns (rose, step).
+
+    With a ``phase`` the routing is cyclic: step ``k0 + k`` goes to ``(phase - k0 - k) % S``.
 
     Vectorised over replications (numpy) but step by step, with no tilting."""
     import numpy as np
@@ -231,7 +234,10 @@ def ra_walk_rises(gen, servers, service, interarrival, margins, reps, horizon):
     pos = np.zeros((reps, S))
     margins = np.asarray(margins, dtype=float)
     for k in range(horizon):
-        u = gen.integers(0, S, reps)
+        if phase is None:
+            u = gen.integers(0, S, reps)
+        else:
+            u = np.full(reps, (phase - k0 - k - 1) % S)
         sig = np.asarray(service.sample(gen, reps))
         tau = np.asarray(interarrival.sample(gen, reps))
         pos -= tau[:, None]

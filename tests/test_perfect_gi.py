@@ -33,15 +33,41 @@ def test_walk_bound_on_poisson_input_matches_erlang_c():
     assert stats.kstest(w1[w1 > 0], "expon", args=(0, 1 / (servers - lam))).pvalue > 1e-3
 
 
+@pytest.mark.parametrize(("servers", "rho"), [(2, 0.8), (10, 0.7)])
+def test_cyclic_bound_mms_matches_erlang_c(servers, rho):
+    lam = servers * rho
+    ps = cp.perfect_sample(rc.JSW(servers), rc.Poisson(lam, D.Exponential(1.0)), 1500,
+                           rng=51 + servers)
+    assert ps.method == "dominated-cyclic"  # the default for light-tailed service
+    w1 = ps.samples[:, 0]
+    p = ly.erlang_c(servers, lam)
+    assert abs((w1 > 0).mean() - p) <= Z * math.sqrt(p * (1 - p) / w1.size)
+    pos = w1[w1 > 0]
+    assert stats.kstest(pos, "expon", args=(0, 1 / (servers - lam))).pvalue > 1e-3
+
+
+@pytest.mark.parametrize(("servers", "rho", "size"), [(10, 0.9, 1500), (40, 0.9, 300)])
+def test_cyclic_bound_mds_matches_embedded_chain(servers, rho, size):
+    # out of reach of the random-assignment bound (nobody waiting in 10 or 40 queues at once)
+    lam = servers * rho
+    p_wait, mean_wait = ly.md_c_waiting(servers, lam, 1.0)
+    ps = cp.perfect_sample(rc.JSW(servers), rc.Poisson(lam, D.Deterministic(1.0)), size,
+                           rng=61)
+    w1 = ps.samples[:, 0]
+    assert abs((w1 > 0).mean() - p_wait) <= Z * math.sqrt(p_wait * (1 - p_wait) / w1.size)
+    assert abs(w1.mean() - mean_wait) <= Z * w1.std() / math.sqrt(w1.size)
+
+
+@pytest.mark.parametrize("method", ["dominated-cyclic", "dominated-walk"])
 @pytest.mark.parametrize(("servers", "k", "rho"), [(2, 2, 0.8), (3, 4, 0.7)])
-def test_gi_m_s_conditional_wait_is_exponential(servers, k, rho):
+def test_gi_m_s_conditional_wait_is_exponential(servers, k, rho, method):
     # GI/M/S: given a wait, W(1) is exponential with rate S mu (1 - omega), where omega is
     # the root in (0, 1) of omega = A*(S mu (1 - omega)), A* the interarrival transform
     mu, lam = 1.0, rho * servers
     ia = D.Erlang(k, k * lam)
     inp = rc.Renewal(ia, D.Exponential(mu))
-    ps = cp.perfect_sample(rc.JSW(servers), inp, 1500, rng=32 + servers)
-    assert ps.method == "dominated-walk"
+    ps = cp.perfect_sample(rc.JSW(servers), inp, 1500, rng=32 + servers, method=method)
+    assert ps.method == method
 
     def lst(s):
         return (k * lam / (k * lam + s)) ** k
@@ -74,10 +100,11 @@ def test_gi_gi_s_matches_forward_simulation(servers, inp):
     _close(ps.samples.sum(axis=1), fwd.mean_workload.value, fwd.mean_workload.se)
 
 
-def test_gi_samples_do_not_depend_on_the_search_start():
+@pytest.mark.parametrize("method", ["dominated-cyclic", "dominated-walk"])
+def test_gi_samples_do_not_depend_on_the_search_start(method):
     inp = rc.Renewal(D.Erlang(2, 2 * 2.4), D.Exponential(1.0))
-    a = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=0.5)
-    b = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=60.0)
+    a = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=0.5, method=method)
+    b = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=60.0, method=method)
     np.testing.assert_allclose(a.samples, b.samples, rtol=1e-12, atol=1e-12)
     assert (a.steps != b.steps).any()  # the searches did differ
 
@@ -101,5 +128,6 @@ def test_gi_errors_are_clear():
 
 def test_gi_cap_stops_the_search():
     inp = rc.Renewal(D.Erlang(2, 2 * 9.5), D.Exponential(1.0))
-    with pytest.raises(cp.CouplingNotReached, match="cap"):
-        cp.perfect_sample(rc.JSW(10), inp, 1, rng=1, start=0.1, cap=5.0)
+    for method in ("dominated-cyclic", "dominated-walk"):
+        with pytest.raises(cp.CouplingNotReached, match="cap"):
+            cp.perfect_sample(rc.JSW(10), inp, 1, rng=1, start=0.1, cap=5.0, method=method)
