@@ -29,6 +29,14 @@ and the caps hold. The tools are
 * tightening: the caps are renewed to ``P_n + a`` whenever the Bernoulli says the walk never
   again rises by ``a``, so the bounds stay of order ``a``.
 
+With ``routing="cyclic"`` customer ``-k`` joins server ``(phase - k) mod S`` instead, the
+phase uniform (round robin seen by an arrival). The increments then depend on ``k mod S``
+through the routing only; the tilt of coordinate ``j`` tilts every ``tau`` and the services
+of ``j``'s customers, its likelihood ratio ``exp(theta P^j) L**-(n - S n_j)`` (``L`` the
+interarrival transform at ``-theta``, ``n_j`` the customers of ``j`` among ``n`` steps) is a
+martingale when ``theta`` is the root of ``M_sigma(theta) L**S = 1``, and the margin grows by
+``log(M_sigma(theta)) / theta`` to keep the mixture's ratio below ``1/2``.
+
 Service laws need a finite moment generating function near 0 (see :mod:`coupling.tilting`).
 """
 
@@ -50,7 +58,7 @@ _BLOCK = 128
 
 
 class RAWalk:
-    """The backward RA random walk with certificates of its future maximum.
+    """The backward walk of a random or cyclic assignment, with certificates of its maximum.
 
     Parameters
     ----------
@@ -62,15 +70,19 @@ class RAWalk:
     gen : numpy.random.Generator
         The only source of randomness.
     theta : float, optional
-        The Cramer root, when already known (it is found numerically otherwise; many walks
-        for one system should share it).
+        The Cramer root, when already known (it is found numerically otherwise; use
+        :meth:`fresh` for many walks of one system).
+    routing : {"random", "cyclic"}, default "random"
+        Random assignment, or round robin with a uniform phase.
 
     Attributes
     ----------
     theta : float
         The Cramer root (``inf`` when the walk can never rise: then every bound is 0).
     margin : float
-        ``a = log(2 S) / theta``.
+        ``a = log(2 S) / theta`` (plus ``log(M_sigma(theta)) / theta`` for cyclic routing).
+    phase : int
+        Cyclic routing: customer ``-k`` joins server ``(phase - k) mod S`` (0 for random).
 
     Examples
     --------
