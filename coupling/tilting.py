@@ -6,7 +6,7 @@ tilt that makes the walk drift up, and reweighting (Ensor & Glynn 2000; Blanchet
 Sigman): :mod:`coupling.ra_walk` uses these for renewal input to the random-assignment bound.
 
 Closed forms cover :class:`~recursions.dists.Exponential`, ``Deterministic``, ``Erlang``,
-``HyperExponential``, ``Uniform`` and ``Empirical``. Any other law is handled for
+``HyperExponential``, ``Coxian``, ``Uniform`` and ``Empirical``. Any other law is handled for
 ``theta <= 0`` (every law has a Laplace transform) and for bounded support: ``M`` by
 quadrature of ``1 + theta * integral exp(theta x) sf(x) dx`` and sampling by rejection from
 the law itself. A positive tilt of an unbounded law without a closed form (log-normal, Lomax:
@@ -32,6 +32,19 @@ Sampler = Callable[[np.random.Generator, int], np.ndarray]
 def _logsumexp(a: np.ndarray) -> float:
     m = float(np.max(a))
     return m + math.log(float(np.sum(np.exp(a - m))))
+
+
+def _coxian_paths(law: dists.Coxian, theta: float):
+    """Exit probabilities after each phase and the mgf of each path (``None`` if infinite)."""
+    r = np.asarray(law.rates)
+    q = np.append(np.asarray(law.probs), 0.0)
+    reach = np.concatenate(([1.0], np.cumprod(q[:-1])))
+    w = reach * (1.0 - q)
+    live = reach > 0
+    if theta >= r[live].min():
+        return None, None
+    ratio = np.cumprod(np.where(live, r / np.where(live, r - theta, 1.0), 1.0))
+    return w, ratio
 
 
 def _generic_ok(law: dists.Law, theta: float) -> bool:
@@ -112,6 +125,11 @@ def log_mgf(law: dists.Law, theta: float) -> float:
         if th >= r.min():
             return math.inf
         return math.log(float(np.sum(p * r / (r - th))))
+    if isinstance(law, dists.Coxian):
+        w, ratio = _coxian_paths(law, th)
+        if w is None:
+            return math.inf
+        return math.log(float(np.sum(w * ratio)))
     if isinstance(law, dists.Uniform):
         lo, w = law.low, law.high - law.low
         x = th * w
@@ -174,7 +192,7 @@ def tilted_sampler(law: dists.Law, theta: float) -> Sampler:
     """
     th = float(theta)
     closed = (dists.Exponential, dists.Deterministic, dists.Erlang, dists.HyperExponential,
-              dists.Uniform, dists.Empirical)
+              dists.Uniform, dists.Empirical, dists.Coxian)
     if isinstance(law, closed) and not math.isfinite(mgf(law, th)):
         raise ValueError(f"the tilt theta={th:g} of {law!r} does not exist (infinite mgf)")
     if not isinstance(law, closed) and not _generic_ok(law, th):
@@ -202,6 +220,18 @@ def tilted_sampler(law: dists.Law, theta: float) -> Sampler:
             return gen.exponential(1.0, n) / new[j]
 
         return hyper
+    if isinstance(law, dists.Coxian):
+        w, ratio = _coxian_paths(law, th)
+        pk = w * ratio
+        pk = pk / pk.sum()
+        new = np.asarray(law.rates) - th
+
+        def coxian(gen: np.random.Generator, n: int) -> np.ndarray:
+            k = gen.choice(pk.size, size=n, p=pk)  # exit after phase k
+            x = gen.exponential(1.0, (n, pk.size)) / new
+            return np.where(np.arange(pk.size) <= k[:, None], x, 0.0).sum(axis=1)
+
+        return coxian
     if isinstance(law, dists.Uniform):
         lo, width = float(law.low), float(law.high - law.low)
         if width == 0.0:

@@ -86,11 +86,12 @@ def test_gi_m_s_conditional_wait_is_exponential(servers, k, rho, method):
     ("servers", "inp"),
     [(2, rc.Renewal(D.Erlang(2, 2 * 1.6), D.Deterministic(1.0))),
      (3, rc.Renewal(D.Uniform(0.1, 0.7), D.HyperExponential.balanced(1.0, 3.0))),
-     (2, rc.Renewal(D.LogNormal(0.7, 0.5), D.Uniform(0.5, 1.5)))],
-    ids=["E2/D/2", "U/H2/3", "LN/U/2"],
+     (2, rc.Renewal(D.LogNormal(0.7, 0.5), D.Uniform(0.5, 1.5))),
+     (2, rc.Renewal(D.Erlang(2, 2 * 1.5), D.Coxian.normalised([3.0, 1.0], [0.4])))],
+    ids=["E2/D/2", "U/H2/3", "LN/U/2", "E2/Cox/2"],
 )
 def test_gi_gi_s_matches_forward_simulation(servers, inp):
-    ps = cp.perfect_sample(rc.JSW(servers), inp, 1500, rng=41)
+    ps = cp.perfect_sample(rc.JSW(servers), inp, 1000, rng=41)
     fwd = rc.simulate(rc.JSW(servers), inp, steps=1_000_000, warmup=10_000, rng=41)
     w1 = ps.samples[:, 0]
     _close(w1, fwd.mean_wait.value, fwd.mean_wait.se)

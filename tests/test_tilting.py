@@ -401,3 +401,27 @@ def test_cramer_root_walk_that_never_rises_is_infinite(scale):
 def test_cramer_root_needs_negative_drift(drift):
     with pytest.raises(ValueError):
         cramer_root(lambda t: t * drift, drift, 1.0)
+
+
+@pytest.mark.parametrize("theta", [-1.5, 0.4, 0.9])
+def test_coxian_mgf_and_tilted_mean_match_quadrature_of_sf(theta):
+    # E[e^{tX}] = 1 + t int e^{tx} sf(x) dx and E[X e^{tX}] = int e^{tx} (1 + t x) sf(x) dx
+    from scipy import integrate
+
+    law = dists.Coxian([2.0, 1.0, 3.0], [0.5, 0.7])
+
+    def sf(x):
+        return float(law.sf(x))
+
+    m = 1.0 + theta * integrate.quad(lambda x: math.exp(theta * x) * sf(x), 0, 400.0,
+                                     epsrel=1e-12, limit=200)[0]
+    assert mgf(law, theta) == pytest.approx(m, rel=1e-9)
+    first = integrate.quad(lambda x: math.exp(theta * x) * (1 + theta * x) * sf(x), 0, 400.0,
+                           epsrel=1e-12, limit=200)[0]
+    x = tilted_sampler(law, theta)(np.random.default_rng(7), 200_000)
+    # variance of the tilted law from the second moment, for the tolerance
+    second = integrate.quad(lambda y: math.exp(theta * y) * (2 * y + theta * y * y) * sf(y), 0,
+                            400.0, epsrel=1e-12, limit=200)[0]
+    mean, var = first / m, second / m - (first / m) ** 2
+    assert abs(x.mean() - mean) <= 4.5 * math.sqrt(var / x.size)
+    assert mgf(law, 1.0) == math.inf
