@@ -203,19 +203,10 @@ def _dominated_jsw(system, inp, gen, t0, cap):
         for sv in servers:
             sv.reach(known)
         known = min(sv.queue.s for sv in servers)
-        fifo = []
-        common = None
-        for sv in servers:
-            init, free0 = _fifo(sv.past_t, sv.past_s, -math.inf)
-            fifo.append((init, free0))
-            iv = _no_wait_intervals(sv.past_t, init, -sv.queue.s, -target)
-            common = iv if common is None else _intersect(common, iv)
-        if common:
-            lo, hi = common[-1]
-            Tq = -0.5 * (lo + hi)
-            result = _sandwich(system, servers, fifo, Tq)
-            if result is not None:
-                return result
+        result, Tq = _try_latest(system, servers, [-sv.queue.s for sv in servers], target)
+        if result is not None:
+            return result
+        if Tq is not None:
             target = 2.0 * Tq  # the next try starts (at least) twice as far back
         else:
             known = 2.0 * known  # learn more of the past
@@ -299,34 +290,47 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
         times = -np.cumsum(t)  # arrival time of customer -k at index k - 1
         if -times[-1] > cap:
             raise CouplingNotReached(
-                f"no coupling within time {cap:g} back; raise cap (the random-assignment "
-                "bound rarely has no waiting customer when S and the load are large)"
+                f"no coupling within time {cap:g} back; raise cap (instants with nobody "
+                f"waiting in the {walk.routing} assignment get rare as S and the load grow)"
             )
         ks, bounds = walk.checkpoints()
         known = ra_known_from(u, s, t, int(ks[-1]), bounds[-1])
         if (known < 0).any():
             need = 2 * walk.K
             continue
-        servers, fifo, common = [], [], None
+        servers, starts = [], []
         for i in range(S):
             k = int(known[i])
-            start = times[k - 1] if k > 0 else 0.0
+            starts.append(times[k - 1] if k > 0 else 0.0)
             sel = np.flatnonzero(u[:k] == i)[::-1]  # ascending in time
-            sv = _GIServer(i, times[sel], s[sel], fut)
-            init, free0 = _fifo(sv.past_t, sv.past_s, -math.inf)
-            servers.append(sv)
-            fifo.append((init, free0))
-            iv = _no_wait_intervals(sv.past_t, init, start, -target)
-            common = iv if common is None else _intersect(common, iv)
-        if common:
-            lo, hi = common[-1]
-            Tq = -0.5 * (lo + hi)
-            result = _sandwich(system, servers, fifo, Tq)
-            if result is not None:
-                return result
+            servers.append(_GIServer(i, times[sel], s[sel], fut))
+        result, Tq = _try_latest(system, servers, starts, target)
+        if result is not None:
+            return result
+        if Tq is not None:
             target = 2.0 * Tq
             continue  # look again further back in what is known
         need = 2 * walk.K
+
+
+def _try_latest(system, servers, starts, target):
+    """Sandwich from the latest instant at or before ``-target`` with nobody waiting.
+
+    Server ``i`` of the bound is known from its instant ``starts[i]`` on. Returns
+    ``(result, T)``: the sample and its number of customers, or ``None`` if the sandwich did
+    not close at ``-T``; ``(None, None)`` if there is no such instant yet.
+    """
+    fifo, common = [], None
+    for sv, start in zip(servers, starts, strict=True):
+        init, free0 = _fifo(sv.past_t, sv.past_s, -math.inf)
+        fifo.append((init, free0))
+        iv = _no_wait_intervals(sv.past_t, init, start, -target)
+        common = iv if common is None else _intersect(common, iv)
+    if not common:
+        return None, None
+    lo, hi = common[-1]
+    T = -0.5 * (lo + hi)
+    return _sandwich(system, servers, fifo, T), T
 
 
 def _sandwich(system, servers, fifo, T):

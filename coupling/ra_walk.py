@@ -171,7 +171,7 @@ class RAWalk:
         # cyclic routing: customer -k joins server (phase - k) mod S, customer n >= 0 joins
         # (phase + n) mod S; the phase is uniform (the arrival-stationary version)
         self.phase = int(self._gen.integers(0, S)) if self.routing == "cyclic" else 0
-        self._streams: dict[str, _Stream] = {}
+        self._streams: dict[str, _Draws] = {}
         self._u: list[np.ndarray] = []
         self._s: list[np.ndarray] = []
         self._t: list[np.ndarray] = []
@@ -181,7 +181,7 @@ class RAWalk:
         self._ck_k: list[int] = []
         self._ck_b: list[np.ndarray] = []
         self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._bufs: dict[int, _Block] = {}
+        self._bufs: dict[int, _Draws] = {}
 
     # -- drawing increments (from pre-drawn blocks: the draws are i.i.d.) ---------------------
     def _draw_plain(self, n: int):
@@ -201,14 +201,14 @@ class RAWalk:
         t = self._tau_t(g, n)
         return u, s.astype(np.float64), t
 
-    def _plain(self) -> _Block:
+    def _plain(self) -> _Draws:
         if -1 not in self._bufs:
-            self._bufs[-1] = _Block(self._draw_plain)
+            self._bufs[-1] = _Draws(self._draw_plain)
         return self._bufs[-1]
 
-    def _tilted(self, j: int) -> _Block:
+    def _tilted(self, j: int) -> _Draws:
         if j not in self._bufs:
-            self._bufs[j] = _Block(lambda n: self._draw_tilted(j, n))
+            self._bufs[j] = _Draws(lambda n: self._draw_tilted(j, n))
         return self._bufs[j]
 
     # -- the two primitives ---------------------------------------------------------------
@@ -223,7 +223,7 @@ class RAWalk:
             return self._rises_cyclic(margins, k0, logpi, j)
         blk = self._tilted(j)
         while True:
-            k, end = _walk_to_rise(blk.u, blk.s, blk.t, blk.i, margins)
+            k, end = _walk_to_rise(*blk.arrays, blk.i, margins)
             if k >= 0:
                 break
             blk.refill()
@@ -231,7 +231,7 @@ class RAWalk:
         log_lr = _log_lr(logpi, self.theta, end)  # log dP/dQ at the first rise, < log(1/2)
         if math.log(self._gen.random()) >= log_lr:
             return None
-        return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
+        return (*(x[i0:k].copy() for x in blk.arrays), end)
 
     def _descend(self, room: np.ndarray, k0: int):
         """Walk (under P) until every coordinate is ``a`` below its cap.
@@ -243,16 +243,16 @@ class RAWalk:
             return self._descend_cyclic(room, k0)
         blk = self._plain()
         while True:
-            status, k, end = _walk_to_descend(blk.u, blk.s, blk.t, blk.i, room, self.margin)
+            status, k, end = _walk_to_descend(*blk.arrays, blk.i, room, self.margin)
             if status >= 0:
                 break
             blk.refill()
         i0, blk.i = blk.i, k
         if status == 0:
             return None
-        return blk.u[i0:k].copy(), blk.s[i0:k].copy(), blk.t[i0:k].copy(), end
+        return (*(x[i0:k].copy() for x in blk.arrays), end)
 
-    def _stream(self, name: str) -> _Stream:
+    def _stream(self, name: str) -> _Draws:
         if name not in self._streams:
             g, th = self._gen, self.theta
             law = self.service if name[0] == "s" else self.interarrival
@@ -261,7 +261,7 @@ class RAWalk:
             else:
                 def draw(gen, n, law=law):
                     return np.asarray(law.sample(gen, n), dtype=np.float64)
-            self._streams[name] = _Stream(lambda n, draw=draw, g=g: draw(g, n))
+            self._streams[name] = _Draws(lambda n, draw=draw, g=g: (draw(g, n),))
         return self._streams[name]
 
     def _routes(self, k0: int, n: int) -> np.ndarray:
@@ -399,44 +399,32 @@ class RAWalk:
         return np.asarray(self._ck_k), np.vstack(self._ck_b)
 
 
-class _Block:
-    """Pre-drawn i.i.d. increments read in order; a refill keeps the unread rest first.
+class _Draws:
+    """Pre-drawn i.i.d. draws (one or more aligned arrays) read in order from ``i``.
 
-    A kernel that runs out of draws returns without reading anything, and is run again on
-    the refilled block: it then sees the same draws followed by new ones, so running out
-    changes nothing.
+    A kernel that runs out of draws returns without reading anything and is run again after
+    :meth:`refill`, which keeps the unread rest first: it then sees the same draws followed
+    by new ones, so running out changes nothing.
     """
 
     def __init__(self, draw) -> None:
         self.draw = draw
         self.size = _BLOCK
-        self.u, self.s, self.t = draw(self.size)
+        self.arrays = tuple(draw(self.size))
         self.i = 0
 
     def refill(self) -> None:
-        rest = self.u.size - self.i
+        rest = self.arrays[0].size - self.i
         self.size = min(2 * self.size, 1 << 16)
-        fu, fs, ft = self.draw(max(self.size, 2 * rest))
-        self.u = np.concatenate((self.u[self.i:], fu))
-        self.s = np.concatenate((self.s[self.i:], fs))
-        self.t = np.concatenate((self.t[self.i:], ft))
+        fresh = self.draw(max(self.size, 2 * rest))
+        self.arrays = tuple(np.concatenate((a[self.i:], f))
+                            for a, f in zip(self.arrays, fresh, strict=True))
         self.i = 0
 
-
-class _Stream:
-    """One pre-drawn i.i.d. sequence read in order (see :class:`_Block`)."""
-
-    def __init__(self, draw) -> None:
-        self.draw = draw
-        self.size = _BLOCK
-        self.a = draw(self.size)
-        self.i = 0
-
-    def refill(self) -> None:
-        rest = self.a.size - self.i
-        self.size = min(2 * self.size, 1 << 16)
-        self.a = np.concatenate((self.a[self.i:], self.draw(max(self.size, 2 * rest))))
-        self.i = 0
+    @property
+    def a(self) -> np.ndarray:
+        """The first (for a single stream, the only) array."""
+        return self.arrays[0]
 
 
 @jit
