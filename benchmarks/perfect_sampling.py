@@ -43,7 +43,7 @@ def exact_cell(inp, S, method, budget, cap):
             ps = cp.perfect_sample(rc.JSW(S), inp, 10, rng=seed, cap=cap, method=method)
         except cp.CouplingNotReached:
             capped += 1
-            if not samples and capped >= 3:
+            if not samples and capped >= 2:
                 return None
         else:
             samples.append(ps.samples[:, 0])
@@ -67,7 +67,7 @@ def forward_cost(inp, S, se_target):
 
 def main(quick: bool = False) -> None:
     budget = 1.0 if quick else 3.0
-    cap = 2e3 if quick else 2e4
+    cap = 2e3 if quick else 2e5
     sizes = (2, 10) if quick else (2, 10, 50)
     loads = (0.5, 0.9) if quick else (0.5, 0.7, 0.9, 0.95)
     rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), steps=100, rng=0)

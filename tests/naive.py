@@ -278,3 +278,70 @@ def path_exceeds(u, s, t, room):
     """Twin of ``ra_walk._path_exceeds``."""
     return any(any(p > r for p, r in zip(pos, room, strict=True))
                for _, pos in _walk_steps(u, s, t, 0, len(room)))
+
+
+def cyclic_to_rise(tt, it, st, ist, sp, isp, j, phase, k0, margins):
+    """Twin of ``ra_walk._cyclic_to_rise`` (returns -1/-2/-3 for an exhausted stream)."""
+    S = len(margins)
+    pos = [0.0] * S
+    n = 0
+    while True:
+        if it >= len(tt):
+            return -1, it, ist, isp, None
+        srv = (phase - (k0 + n + 1)) % S
+        if srv == j:
+            if ist >= len(st):
+                return -2, it, ist, isp, None
+            x, ist = float(st[ist]), ist + 1
+        else:
+            if isp >= len(sp):
+                return -3, it, ist, isp, None
+            x, isp = float(sp[isp]), isp + 1
+        pos = [p - float(tt[it]) for p in pos]
+        it += 1
+        pos[srv] += x
+        n += 1
+        if any(p > m for p, m in zip(pos, margins, strict=True)):
+            return n, it, ist, isp, pos
+
+
+def cyclic_to_descend(tp, itp, sp, isp, phase, k0, room, a):
+    """Twin of ``ra_walk._cyclic_to_descend``: (status, steps, itp, isp, displacement)."""
+    S = len(room)
+    pos = [0.0] * S
+    n = 0
+    while True:
+        if itp >= len(tp):
+            return -1, 0, None, None, None
+        if isp >= len(sp):
+            return -2, 0, None, None, None
+        srv = (phase - (k0 + n + 1)) % S
+        pos = [p - float(tp[itp]) for p in pos]
+        pos[srv] += float(sp[isp])
+        itp, isp, n = itp + 1, isp + 1, n + 1
+        if any(p > r for p, r in zip(pos, room, strict=True)):
+            return 0, n, itp, isp, pos
+        if all(p <= r - a for p, r in zip(pos, room, strict=True)):
+            return 1, n, itp, isp, pos
+
+
+def pick_tilt(margins, theta, uniform):
+    """Twin of ``ra_walk._pick_tilt``: weights exp(-theta y_i) normalised, inverse-cdf pick."""
+    import math
+
+    w = [math.exp(-theta * (y - min(margins))) for y in margins]
+    tot = sum(w)
+    logpi = [math.log(x / tot) for x in w]
+    acc = 0.0
+    for j, x in enumerate(w):
+        acc += x / tot
+        if uniform < acc:
+            return logpi, j
+    return logpi, len(w) - 1
+
+
+def log_lr(logpi, theta, end):
+    """Twin of ``ra_walk._log_lr``: -log sum_i pi_i exp(theta D_i)."""
+    import math
+
+    return -math.log(sum(math.exp(lp + theta * d) for lp, d in zip(logpi, end, strict=True)))
