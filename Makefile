@@ -26,8 +26,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	for f in benchmarks/*.py; do $(PY) $$f || exit 1; done
 
+# numba's cache files (*.nbi, *.nbc, in __pycache__ folders), not those of the installed
+# packages in $(VENV). -delete would imply -depth, which GNU find refuses with -prune: use rm.
 clean-cache:
-	find . -path ./$(VENV) -prune -o \( -name '*.nbi' -o -name '*.nbc' \) -print -delete
+	find . -path ./$(VENV) -prune -o -type f \( -name '*.nbi' -o -name '*.nbc' \) \
+		-print -exec rm -f {} +
 
 clean: clean-cache
 	rm -rf $(VENV) demo_output .pytest_cache .hypothesis
