@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -57,11 +58,37 @@ class Estimate:
         return (_sig(lo), _sig(hi))
 
     def __format__(self, spec: str) -> str:
+        """``value ± se`` with ``spec`` (default ``.4g``) for each; arrays elementwise.
+
+        Examples
+        --------
+        >>> print(Estimate(0.5, 0.01))
+        0.5 ± 0.01
+        >>> import numpy as np
+        >>> print(Estimate(np.array([0.8123, 0.3201]), np.array([0.0112, 0.0098])))
+        [0.8123 ± 0.0112, 0.3201 ± 0.0098]
+        >>> f"{Estimate(np.array([[1.0, 2.0]]), np.array([[0.1, 0.2]])):.2f}"
+        '[[1.00 ± 0.10, 2.00 ± 0.20]]'
+        """
         spec = spec or ".4g"
-        return f"{format(self.value, spec)} ± {format(self.se, spec)}"
+        if not isinstance(self.value, np.ndarray) and not isinstance(self.se, np.ndarray):
+            return _pm(self.value, self.se, spec)
+        value, se = np.broadcast_arrays(np.asarray(self.value), np.asarray(self.se))
+        return _pm_nested(value, se, spec)
 
     def __str__(self) -> str:
         return format(self, "")
+
+
+def _pm(value: Any, se: Any, spec: str) -> str:
+    return f"{format(value, spec)} ± {format(se, spec)}"
+
+
+def _pm_nested(value: np.ndarray, se: np.ndarray, spec: str) -> str:
+    """``value ± se`` for each entry, nested in brackets like a list (a 0-d array: no brackets)."""
+    if value.ndim == 0:
+        return _pm(value.item(), se.item(), spec)
+    return "[" + ", ".join(_pm_nested(v, s, spec) for v, s in zip(value, se, strict=True)) + "]"
 
 
 def _sig(x: float, digits: int = 4) -> float:
