@@ -37,6 +37,10 @@ LAWS = {
 ALIASES = {"exp": "exponential", "det": "deterministic", "hyperexp": "hyperexponential",
            "h2": "hyperexponential", "ln": "lognormal", "pareto": "lomax"}
 SYSTEMS = ("jsw", "jpsw", "loss", "jiq", "random", "leastofd", "envelope", "split")
+WITH_P = ("jpsw", "envelope", "split")
+"""The systems of ``check`` that take ``--p`` (and require it)."""
+WITH_D = ("leastofd",)
+"""The systems of ``check`` that take ``--d`` (default 2)."""
 LAW_HELP = ", ".join(f"{k}:{v[1]}" for k, v in LAWS.items())
 
 
@@ -87,15 +91,33 @@ def _floats(text: str, flag: str) -> list[float]:
         raise CliError(f"{flag}: expected comma-separated numbers, got {text!r}") from None
 
 
+def _check_system_flags(args: argparse.Namespace) -> tuple[int | None, int | None]:
+    """``(p, d)`` for ``--system``: ``--p`` required where it applies, each rejected elsewhere."""
+    kind = args.system
+    if kind in WITH_P and args.p is None:
+        raise CliError(f"--system {kind} needs --p (0..S-1)")
+    if kind not in WITH_P and args.p is not None:
+        raise CliError(f"--p applies only to --system {', '.join(WITH_P)}, not to {kind}")
+    if kind not in WITH_D and args.d is not None:
+        raise CliError(f"--d applies only to --system {', '.join(WITH_D)}, not to {kind}")
+    d = (2 if args.d is None else args.d) if kind in WITH_D else None
+    return args.p, d
+
+
 def build_system(args: argparse.Namespace) -> rc.System:
-    """The system named by ``--system`` with ``--servers``, ``--p``, ``--d``."""
+    """The system named by ``--system`` with ``--servers``, ``--p``, ``--d``.
+
+    ``--p`` is required by jpsw, envelope and split and rejected by the other systems;
+    ``--d`` (default 2) applies to leastofd only.
+    """
+    p, d = _check_system_flags(args)
     try:
         s = args.servers
         kind = args.system
         if kind == "jsw":
             return rc.JSW(s)
         if kind == "jpsw":
-            return rc.JpSW(s, args.p)
+            return rc.JpSW(s, p)
         if kind == "loss":
             return rc.Loss(s)
         if kind == "jiq":
@@ -103,10 +125,10 @@ def build_system(args: argparse.Namespace) -> rc.System:
         if kind == "random":
             return rc.RandomRouting(s)
         if kind == "leastofd":
-            return rc.LeastOfD(s, args.d)
+            return rc.LeastOfD(s, d)
         if kind == "envelope":
-            return rc.Envelope(rc.JpSW(s, args.p))
-        return rc.SplitBound(s, args.p)
+            return rc.Envelope(rc.JpSW(s, p))
+        return rc.SplitBound(s, p)
     except (ValueError, TypeError) as exc:
         raise CliError(str(exc)) from None
 
@@ -249,6 +271,8 @@ def make_parser() -> argparse.ArgumentParser:
     """The argument parser (``python -m loynes --help``)."""
     parser = _Parser(prog="python -m loynes",
                      description="Stability of parallel-server queues written as random maps.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s (queue-recursions) {rc.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     chk = sub.add_parser("check", help="print a stability report for one system and input",
                          description="Print the stability report of ly.check_stability.")
@@ -256,8 +280,10 @@ def make_parser() -> argparse.ArgumentParser:
                      help="jsw (FCFS G/G/S), jpsw (J_{p+1}SW), loss, jiq, random, leastofd, "
                           "envelope (of jpsw), split (loss(p) + JSW(S-p))")
     chk.add_argument("--servers", type=int, required=True, help="number of servers S")
-    chk.add_argument("--p", type=int, default=0, help="p for jpsw/envelope/split (0..S-1)")
-    chk.add_argument("--d", type=int, default=2, help="d for leastofd (1..S)")
+    chk.add_argument("--p", type=int, default=None,
+                     help="p for jpsw/envelope/split (0..S-1; required there, rejected elsewhere)")
+    chk.add_argument("--d", type=int, default=None,
+                     help="d for leastofd (1..S, default 2; rejected for other systems)")
     chk.add_argument("--arrival-rate", type=float, help="Poisson arrival rate lambda")
     chk.add_argument("--interarrival", help=f"renewal interarrival law: {LAW_HELP}")
     chk.add_argument("--service", default="exponential:1",
@@ -319,6 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep(args)
         if args.horizon < 1 or args.steps < 4:
             raise CliError("--horizon must be >= 1 and --steps >= 4")
+        if args.seed < 0:
+            raise CliError(f"--seed must be >= 0, got {args.seed}")
         report = check_stability(build_system(args), build_input(args), rng=args.seed,
                                  horizon=args.horizon, steps=args.steps)
     except CliError as exc:
