@@ -18,6 +18,11 @@ Where tasks run
   method, ``max_workers`` of them, by default the machine's cores). Each worker limits numba to
   ``cores // max_workers`` threads so that processes x threads <= cores. ``max_workers=0`` runs
   every task in the calling process (no pool; for debugging and doctests).
+  The workers import the main script again, so a script must call ``sweep`` under
+  ``if __name__ == "__main__":``; without the guard, or from a script read from standard input
+  (``python - < script.py``, which the workers cannot import), ``sweep`` raises a
+  ``RuntimeError`` that says so (use ``max_workers=0`` there). Notebooks, ``python -c`` and the
+  interactive prompt need no guard.
 * ``client`` a ``distributed.Client`` or a scheduler address (``"tcp://host:8786"``): the tasks
   run on that Dask cluster (``pip install 'queue-recursions[dist]'``). Lost workers are handled
   by Dask: their tasks are re-run elsewhere, and each row is still returned exactly once.
@@ -364,9 +369,47 @@ def _run_serial(func, tasks, results, bar) -> bool:
     return False
 
 
+GUIDANCE = ("put the call under `if __name__ == \"__main__\":`, or pass max_workers=0 to run "
+            "every task in this process (--workers 0 on the command line)")
+
+
+def _main_from_unreadable_file() -> str | None:
+    """The main script's ``__file__`` when spawned workers could not import it, else None.
+
+    Spawned workers re-run the main module from its ``__file__`` (unless it was started with
+    ``python -m``). ``python - < script.py`` sets ``__file__`` to ``"<stdin>"``, which is no
+    file, so every worker dies. Notebooks, ``python -c`` and the interactive prompt have no
+    ``__file__``: the workers skip the main module, and cloudpickle sends ``func`` itself.
+    """
+    import multiprocessing.process as mp_process
+    import sys
+
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    full = path
+    if not os.path.isabs(full) and mp_process.ORIGINAL_DIR is not None:
+        full = os.path.join(mp_process.ORIGINAL_DIR, full)
+    return None if os.path.isfile(full) else path
+
+
 def _run_local(func, tasks, results, bar, max_workers: int) -> bool:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    unreadable = _main_from_unreadable_file()
+    if unreadable is not None:
+        what = "standard input" if unreadable == "<stdin>" else f"{unreadable!r}, not a file"
+        raise RuntimeError(f"sweep cannot start worker processes: the main script was read "
+                           f"from {what}, and the workers (spawn start method) import it "
+                           f"again from its file. Save the script to a file and run it "
+                           f"with `python FILE`, with the call under "
+                           f"`if __name__ == \"__main__\":`; or pass max_workers=0 to run "
+                           f"every task in this process.")
 
     cores = os.cpu_count() or 1
     threads = max(1, cores // max_workers)
@@ -382,6 +425,13 @@ def _run_local(func, tasks, results, bar, max_workers: int) -> bool:
                 k, vals, err = fut.result()
                 results[k] = (vals, err)
                 bar.update()
+    except BrokenProcessPool as exc:
+        raise RuntimeError(
+            "a worker process of the sweep died (BrokenProcessPool). The workers start with "
+            "the spawn method and import the main script again: a script that calls sweep "
+            "(or stability_map) outside `if __name__ == \"__main__\":` runs that call again "
+            f"in every worker, which fails. To fix it, {GUIDANCE}. (A worker killed by the "
+            "system, e.g. for lack of memory, ends the same way.)") from exc
     except KeyboardInterrupt:
         interrupted = True
         # let the executor cancel what is queued (cancelling futures here races with its
@@ -473,7 +523,8 @@ def sweep(
         Independent runs per point (different seeds), one row each.
     max_workers : int, optional
         Local worker processes (default: the machine's cores, at most the number of tasks);
-        ``0`` runs in this process. Ignored with ``client``.
+        ``0`` runs every task in this process, with no pool (no ``__main__`` guard needed).
+        Ignored with ``client``.
     table : {"auto", "dict", "pandas"}, default "auto"
         See :func:`as_table`.
 
@@ -493,6 +544,10 @@ def sweep(
         names that ``func`` does not take, reserved names) or bad options.
     ImportError
         When ``client`` is given and dask.distributed is not installed.
+    RuntimeError
+        With local worker processes, when the main script was read from standard input
+        (before any work), or a worker died: most often a script that calls ``sweep`` without
+        the ``if __name__ == "__main__":`` guard. The message says what to do.
 
     Examples
     --------

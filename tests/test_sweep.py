@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -15,7 +19,7 @@ import recursions as rc
 from loynes.cli import main
 from loynes.maps import PoissonAtLoad, SystemFamily, stability_map
 from loynes.stability import check_stability
-from loynes.sweep import NOT_RUN, as_table, expand_grid, sweep
+from loynes.sweep import NOT_RUN, _main_from_unreadable_file, as_table, expand_grid, sweep
 
 GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
 
@@ -152,6 +156,82 @@ def test_ctrl_c_returns_finished_rows():
     done = [i for i, e in enumerate(err) if e is None]
     assert done == list(range(len(done)))  # one worker: a prefix finished
     assert all(e == NOT_RUN for e in err[len(done):])
+
+
+# -- scripts: the __main__ guard and standard input -----------------------------------------
+
+SCRIPT = """\
+from loynes.sweep import sweep
+
+
+def f(a, rng):
+    return a * 2
+
+
+{call}
+"""
+CALL = ('t = sweep(f, {{"a": [1, 2, 3]}}, max_workers={w}, progress=False, table="dict")\n'
+        'print("OK", t["value"].tolist())')
+GUARD = 'if __name__ == "__main__":\n'
+
+
+def run_script(tmp_path, call, stdin=False):
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT.format(call=call))
+    argv = [sys.executable, "-"] if stdin else [sys.executable, str(path)]
+    return subprocess.run(argv, cwd=tmp_path, input=path.read_text() if stdin else None,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_script_with_guard_runs_on_workers(tmp_path):
+    res = run_script(tmp_path, GUARD + textwrap.indent(CALL.format(w=2), "    "))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["OK [2, 4, 6]"]
+
+
+def test_script_without_guard_says_what_to_do(tmp_path):
+    res = run_script(tmp_path, CALL.format(w=2))
+    assert res.returncode != 0 and "OK" not in res.stdout
+    last = res.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: a worker process of the sweep died (BrokenProcessPool)")
+    assert 'if __name__ == "__main__":' in last and "max_workers=0" in last
+
+
+def test_script_from_stdin_says_what_to_do(tmp_path):
+    for call in (CALL.format(w=2), GUARD + textwrap.indent(CALL.format(w=2), "    ")):
+        res = run_script(tmp_path, call, stdin=True)
+        assert res.returncode != 0 and "OK" not in res.stdout
+        assert "BrokenProcessPool" not in res.stderr  # detected before starting workers
+        last = res.stderr.strip().splitlines()[-1]
+        assert last.startswith("RuntimeError: sweep cannot start worker processes: the main "
+                               "script was read from standard input")
+        assert 'if __name__ == "__main__":' in last and "max_workers=0" in last
+    res = run_script(tmp_path, CALL.format(w=0), stdin=True)  # in this process: fine
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["OK [2, 4, 6]"]
+
+
+def test_unreadable_main_detected_in_process(monkeypatch, tmp_path):
+    def main(**attrs):
+        mod = types.ModuleType("__main__")
+        for k, v in attrs.items():
+            setattr(mod, k, v)
+        monkeypatch.setitem(sys.modules, "__main__", mod)
+
+    main(__file__="<stdin>", __spec__=None)
+    assert _main_from_unreadable_file() == "<stdin>"
+    with pytest.raises(RuntimeError, match="read from standard input"):
+        sweep(draw, GRID, max_workers=2, progress=False)
+    assert sweep(draw, GRID, max_workers=0, progress=False, table="dict")["x"].size == 6
+    main(__file__=str(tmp_path / "gone.py"), __spec__=None)
+    assert _main_from_unreadable_file() == str(tmp_path / "gone.py")
+    (tmp_path / "here.py").write_text("")
+    main(__file__=str(tmp_path / "here.py"), __spec__=None)  # a script run from a file
+    assert _main_from_unreadable_file() is None
+    main(__spec__=None)  # notebooks, python -c, the interactive prompt: no __file__
+    assert _main_from_unreadable_file() is None
+    main(__file__="<stdin>", __spec__=types.SimpleNamespace(name="pkg.tool"))  # python -m
+    assert _main_from_unreadable_file() is None
 
 
 # -- Dask -----------------------------------------------------------------------------
