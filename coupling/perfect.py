@@ -543,6 +543,7 @@ def perfect_sample(
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    system.check_input(input)
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ValueError(f"size must be an integer >= 1, got {size!r}")
     S = system.servers

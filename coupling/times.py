@@ -180,7 +180,9 @@ def coupling_time(
         If ``system`` or ``input`` has the wrong type, or ``cap`` / ``replications`` is not an
         integer.
     ValueError
-        If ``w0`` or ``w1`` is not a valid state, ``cap < 1`` or ``replications < 1``.
+        If ``w0`` or ``w1`` is not a valid state, ``cap < 1`` or ``replications < 1``, or
+        ``system.check_input`` refuses ``input`` (a :class:`~recursions.Redundancy` system
+        needs ``system.poisson(rate)``).
 
     Examples
     --------
@@ -196,6 +198,7 @@ def coupling_time(
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    system.check_input(input)
     a0 = system.check_state(w0, "w0")
     b0 = system.check_state(w1, "w1")
     cap = _int_arg(cap, "cap", 1)

@@ -31,6 +31,12 @@ class BackwardDraws:
     rng : int, Generator, SeedSequence or None
         Seed.
 
+    Raises
+    ------
+    ValueError
+        When ``system.check_input`` refuses ``input`` (a :class:`~recursions.Redundancy`
+        system needs ``system.poisson(rate)`` or ``system.renewal(interarrival)``).
+
     Examples
     --------
     >>> import recursions as rc
@@ -46,6 +52,7 @@ class BackwardDraws:
             raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
         if not isinstance(input, Input):
             raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        system.check_input(input)
         ss = as_seed_sequence(rng)
         self.system = system
         self.input = input

@@ -9,6 +9,9 @@ MATH.md §1: customer ``C_n`` arrives at ``T_n`` with service time ``sigma_n`` a
   sequences, started at a given or uniformly random phase (the stationary version).
 * :class:`MarkovModulated` -- laws switched by a stationary finite Markov chain on the customer
   index (run backwards in time with the time-reversed chain).
+* :class:`PoissonArrivals`, :class:`RenewalArrivals` -- arrivals only, for systems that draw
+  each job's work themselves (:class:`~recursions.Redundancy`): their service times are
+  placeholders, flagged by :attr:`Input.arrivals_only`, and other systems refuse them.
 
 Every input can be drawn **forward** (:meth:`Input.forward`) or **backward in time**
 (:meth:`Input.backward`): the backward draws at time ``-k`` do not depend on the horizon asked
@@ -21,13 +24,13 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ._jit import jit
 from ._rng import BLOCK, BlockRng, forward_generator
-from .dists import Exponential, as_law
+from .dists import Deterministic, Exponential, as_law
 
 __all__ = [
     "BackwardStream",
@@ -36,7 +39,9 @@ __all__ = [
     "MarkovModulated",
     "Periodic",
     "Poisson",
+    "PoissonArrivals",
     "Renewal",
+    "RenewalArrivals",
 ]
 
 
@@ -55,7 +60,16 @@ class Input(ABC):
 
     Subclasses implement three hooks on a *carry* (the environment state at a time boundary:
     ``None`` for i.i.d. inputs, a phase for periodic ones, a Markov state for modulated ones).
+
+    Attributes
+    ----------
+    arrivals_only : bool
+        Whether the input carries arrival times only: its service times are placeholders
+        (:class:`PoissonArrivals`, :class:`RenewalArrivals`), for systems that draw each job's
+        work themselves. ``System.check_input`` refuses such inputs elsewhere.
     """
+
+    arrivals_only: ClassVar[bool] = False
 
     # -- the hooks -------------------------------------------------------------------------
     @abstractmethod
@@ -324,6 +338,68 @@ class Poisson(Renewal):
 
     def __repr__(self) -> str:
         return f"Poisson(rate={self.rate!r}, service={self.service!r})"
+
+
+class PoissonArrivals(Poisson):
+    """Poisson arrivals only, for a system that draws each job's work (``Redundancy.poisson``).
+
+    The service times are a placeholder, deterministic ``work_scale``: the system ignores
+    them, and ``mean_service`` only sets :func:`recursions.simulate`'s default profile grid.
+    :attr:`arrivals_only` is true, so systems that use service times refuse this input.
+
+    Parameters
+    ----------
+    rate : float
+        Arrival rate ``lambda > 0``.
+    work_scale : float, default 1.0
+        Typical work per job (the placeholder service time), ``> 0``.
+
+    Examples
+    --------
+    >>> from recursions.inputs import PoissonArrivals
+    >>> inp = PoissonArrivals(2.0, work_scale=0.5)
+    >>> inp, inp.arrivals_only, inp.arrival_rate
+    (PoissonArrivals(rate=2.0), True, 2.0)
+    """
+
+    arrivals_only: ClassVar[bool] = True
+
+    def __init__(self, rate: float, work_scale: float = 1.0) -> None:
+        super().__init__(rate, Deterministic(_positive_finite(work_scale, "work_scale")))
+
+    def __repr__(self) -> str:
+        return f"PoissonArrivals(rate={self.rate!r})"
+
+
+class RenewalArrivals(Renewal):
+    """Renewal arrivals only, for a system that draws each job's work (``Redundancy.renewal``).
+
+    I.i.d. interarrival times from ``interarrival``; the service times are a placeholder,
+    deterministic ``work_scale`` (see :class:`PoissonArrivals`).
+
+    Parameters
+    ----------
+    interarrival : Law or frozen scipy.stats distribution
+        Law of ``tau``.
+    work_scale : float, default 1.0
+        Typical work per job (the placeholder service time), ``> 0``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.inputs import RenewalArrivals
+    >>> inp = RenewalArrivals(rc.dists.Deterministic(0.5))
+    >>> inp.arrivals_only, inp.mean_interarrival
+    (True, 0.5)
+    """
+
+    arrivals_only: ClassVar[bool] = True
+
+    def __init__(self, interarrival: Any, work_scale: float = 1.0) -> None:
+        super().__init__(interarrival, Deterministic(_positive_finite(work_scale, "work_scale")))
+
+    def __repr__(self) -> str:
+        return f"RenewalArrivals(interarrival={self.interarrival!r})"
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,15 @@ selected workloads ``w_i`` and component sizes ``xi_i``, ``T`` = the ``k``-th sm
 ``w_i + xi_i`` is the job's response time and the selected servers move to
 ``w'_i = min(w_i + xi_i, max(w_i, T))``.
 
-The arrivals come from any :class:`~recursions.Input` (its interarrival times); the input's
-*service* law is ignored: component sizes come from the job classes, drawn with the routing
-uniforms by :meth:`Redundancy.innovations`. :meth:`Redundancy.poisson` builds the usual Poisson
-input (its placeholder service law is the mean component size, which only sets the default
-profile grid of :func:`recursions.simulate`). ``simulate`` reports ``mean_response`` (the mean
-of ``T``) and ``busy_fraction`` (the load ``P(W > 0)``); ``p_wait`` and ``mean_wait`` are
-``None``.
+The input carries arrivals only: component sizes come from the job classes, drawn with the
+routing uniforms by :meth:`Redundancy.innovations`, so an input's service times would be
+ignored. :meth:`Redundancy.poisson` (Poisson arrivals) and :meth:`Redundancy.renewal` (renewal
+arrivals) build inputs marked :attr:`~recursions.Input.arrivals_only` (their placeholder
+service time is the mean component size, which only sets the default profile grid of
+:func:`recursions.simulate`); :meth:`Redundancy.check_input` refuses any other input, in
+``simulate``, :class:`~recursions.BackwardDraws` and the coupling functions. ``simulate``
+reports ``mean_response`` (the mean of ``T``) and ``busy_fraction`` (the load ``P(W > 0)``);
+``p_wait`` and ``mean_wait`` are ``None``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 
 from . import maps
 from ._jit import jit
-from .dists import Deterministic, Exponential, as_law
+from .dists import Exponential, as_law
 from .systems import System, _check_int
 
 __all__ = ["JobClass", "Redundancy", "free_system_work"]
@@ -188,8 +190,9 @@ class Redundancy(System):
     Monotone in ``w`` and in the sizes; ``(d, d)`` dominates ``(d, k)``. Not work-conserving.
 
     The innovation row (``uniforms`` wide, ``1 + 2 dmax``) is ``[class uniform, dmax routing
-    uniforms, dmax component sizes]``; the input's service times are ignored. The value the
-    kernel returns (``found``) is the response time ``T``.
+    uniforms, dmax component sizes]``, so the input carries arrivals only: build it with
+    :meth:`poisson` or :meth:`renewal` (other inputs are refused by :meth:`check_input`). The
+    value the kernel returns (``found``) is the response time ``T``.
 
     Parameters
     ----------
@@ -218,6 +221,12 @@ class Redundancy(System):
     frame: float = np.inf
     kind: ClassVar[int] = maps.REDUNDANCY
     monotone: ClassVar[bool] = True
+    stability_family: ClassVar[str] = "redundancy"
+
+    def load(self, input: Any) -> float | None:
+        """``None``: the work a job brings depends on the state (cancellation), so condition
+        (3) on service times does not apply."""
+        return None
 
     def __post_init__(self) -> None:
         s = _check_int(self.servers, "servers", 1)
@@ -344,8 +353,9 @@ class Redundancy(System):
     def poisson(self, rate: float):
         """Poisson arrivals of total rate ``rate`` (``lambda n``) for this system.
 
-        The service law is a placeholder (the mean component size, deterministic): it is
-        ignored by the map and only sets :func:`recursions.simulate`'s default profile grid.
+        An input that carries arrivals only (:class:`~recursions.inputs.PoissonArrivals`):
+        its placeholder service time, the mean component size, is ignored by the map and
+        only sets :func:`recursions.simulate`'s default profile grid.
 
         Parameters
         ----------
@@ -354,19 +364,88 @@ class Redundancy(System):
 
         Returns
         -------
-        recursions.Poisson
+        recursions.inputs.PoissonArrivals
 
         Examples
         --------
         >>> import recursions as rc
         >>> from recursions import redundancy as R
         >>> sys_ = R.Redundancy(10, [R.JobClass(2, 1, rc.dists.Exponential(1.0))])
-        >>> sys_.poisson(5.0).rate
+        >>> sys_.poisson(5.0)
+        PoissonArrivals(rate=5.0)
+        """
+        from .inputs import PoissonArrivals
+
+        return PoissonArrivals(rate, work_scale=self._work_scale())
+
+    def renewal(self, interarrival: Any):
+        """Renewal arrivals with i.i.d. interarrival times from ``interarrival``.
+
+        An input that carries arrivals only (:class:`~recursions.inputs.RenewalArrivals`), as
+        :meth:`poisson` for Poisson arrivals.
+
+        Parameters
+        ----------
+        interarrival : Law or frozen scipy.stats distribution
+            Law of the times between jobs (for all ``n`` servers together).
+
+        Returns
+        -------
+        recursions.inputs.RenewalArrivals
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> sys_ = rc.Redundancy(10, [rc.JobClass(2, 1, rc.dists.Exponential(1.0))])
+        >>> sys_.renewal(rc.dists.Deterministic(0.2)).arrival_rate
         5.0
         """
-        from .inputs import Poisson
+        from .inputs import RenewalArrivals
 
-        return Poisson(rate, service=Deterministic(self.mean_component))
+        return RenewalArrivals(interarrival, work_scale=self._work_scale())
+
+    def _work_scale(self) -> float:
+        m = self.mean_component
+        return m if np.isfinite(m) and m > 0 else 1.0
+
+    def check_input(self, input: Any) -> None:
+        """Refuse an input that carries service times: this system draws its own work.
+
+        Component sizes come from the job classes, so the service times of an input such as
+        ``rc.Poisson(rate, service)`` would be silently ignored. Accepted: inputs marked
+        :attr:`~recursions.Input.arrivals_only`, from :meth:`poisson` or :meth:`renewal`.
+
+        Parameters
+        ----------
+        input : recursions.Input
+            The input.
+
+        Raises
+        ------
+        TypeError
+            If ``input`` is not a :class:`~recursions.Input`.
+        ValueError
+            If it does not carry arrivals only.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> s = rc.Redundancy(4, [rc.JobClass(2, 1, rc.dists.Exponential(1.0))])
+        >>> s.check_input(s.poisson(2.0))
+        >>> s.check_input(rc.Poisson(2.0, rc.dists.Exponential(1.0)))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: Redundancy draws each job's component sizes from its job classes, ...
+        """
+        from .inputs import Input
+
+        if not isinstance(input, Input):
+            raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        if not input.arrivals_only:
+            raise ValueError("Redundancy draws each job's component sizes from its job classes, "
+                             f"so the service times of {input!r} would be ignored: use "
+                             "system.poisson(rate) for Poisson arrivals, or "
+                             "system.renewal(interarrival) for renewal arrivals")
 
     def __repr__(self) -> str:
         fr = "" if self.frame == np.inf else f", frame={self.frame!r}"

@@ -107,6 +107,46 @@ class System:
         """Whether arrivals can be lost (statistics then include ``p_loss``)."""
         return self.has_loss
 
+    def check_input(self, input: Any) -> None:
+        """Refuse an input this system cannot run on (called by simulate and BackwardDraws).
+
+        The maps here add each customer's service time ``sigma`` to a server, so they need
+        an input that carries service times: any :class:`~recursions.Input` except one that
+        carries arrivals only (:attr:`~recursions.Input.arrivals_only`, as built by
+        :meth:`recursions.Redundancy.poisson`). Systems that draw their own work override this.
+
+        Parameters
+        ----------
+        input : recursions.Input
+            The input.
+
+        Raises
+        ------
+        TypeError
+            If ``input`` is not a :class:`~recursions.Input`.
+        ValueError
+            If it carries arrivals only.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JSW(2).check_input(rc.Poisson(1.0, rc.dists.Exponential(1.0)))
+        >>> red = rc.Redundancy(2, [rc.JobClass(2, 1, rc.dists.Exponential(1.0))])
+        >>> rc.JSW(2).check_input(red.poisson(1.0))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: JSW(servers=2) adds each customer's service time to a server, but ...
+        """
+        from .inputs import Input
+
+        if not isinstance(input, Input):
+            raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        if input.arrivals_only:
+            raise ValueError(f"{self!r} adds each customer's service time to a server, but "
+                             f"{input!r} carries arrivals only (its service times are "
+                             "placeholders): give an input with a service law, e.g. "
+                             "rc.Poisson(rate, service)")
+
     def check_state(self, w: Any, name: str = "w") -> np.ndarray:
         """Validate a workload vector and return it as a float64 array.
 
