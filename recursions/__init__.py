@@ -15,6 +15,8 @@ name                             module
 ``simulate``,                    :mod:`recursions.simulate` (drivers in
 ``SimulationResult``             :mod:`recursions._engine`)
 ``Estimate``                     :mod:`recursions.estimate`
+``SimulationWarning``            :mod:`recursions.diagnostics` (when ``simulate``'s estimates
+                                 cannot be trusted: load >= 1, drift, no warm-up)
 ``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
 large-n event engine             :mod:`recursions.heap` (used by ``simulate``)
 ``JobClass``, ``Redundancy``     :mod:`recursions.redundancy` (map ``redundancy`` in
@@ -31,8 +33,9 @@ Examples
 True
 """
 
-from . import dists, redundancy, zerowait
+from . import diagnostics, dists, redundancy, zerowait
 from .backward import BackwardDraws, iterate
+from .diagnostics import SimulationWarning
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
 from .redundancy import JobClass, Redundancy
@@ -59,8 +62,10 @@ __all__ = [
     "Redundancy",
     "Renewal",
     "SimulationResult",
+    "SimulationWarning",
     "SplitBound",
     "System",
+    "diagnostics",
     "dists",
     "iterate",
     "redundancy",

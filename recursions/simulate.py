@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _engine as eng
+from . import diagnostics as dg
 from ._rng import as_seed_sequence, child, forward_generator
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input
@@ -70,6 +71,11 @@ class SimulationResult:
     engine : str
         Which engine ran: ``"dense"`` (sorted-vector kernel), ``"heap"`` (absolute empty
         times), ``"queues"`` (per-server queues) or ``"counts"`` (aggregated Coxian chain).
+    batch_check : recursions.diagnostics.BatchCheck or None
+        Trend and lag-1 autocorrelation of the batch means of the total workload (of the
+        number of jobs, for queue-length systems); when either is flagged, ``simulate`` warned
+        with :class:`~recursions.SimulationWarning`. ``None`` when it could not be computed
+        (fewer than 3 batches per replication).
     grid : numpy.ndarray
         Workload levels at which the profile was accumulated.
     final_state : numpy.ndarray
@@ -100,6 +106,7 @@ class SimulationResult:
     sup_error: Estimate | None = None
     mean_response: Estimate | None = None
     engine: str = "dense"
+    batch_check: dg.BatchCheck | None = None
     _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
     _fprof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
@@ -173,6 +180,8 @@ class SimulationResult:
         g = self.grid
         if g.size == 0:
             raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
+        if what == "profile":
+            _check_profile_samples(den_batches, self.replications, self.final_state.shape[-1])
         if np.any(~np.isfinite(flat)) or np.any(flat < g[0]) or np.any(flat > g[-1]):
             raise ValueError(f"levels must lie within the grid [{g[0]}, {g[-1]}]; pass grid=...")
         # interpolation weights, shape (len(w), G)
@@ -278,6 +287,24 @@ def simulate(
     -------
     SimulationResult
 
+    Raises
+    ------
+    ValueError
+        For invalid arguments; for an input ``system.check_input`` refuses (a
+        :class:`~recursions.Redundancy` system needs ``system.poisson(rate)`` or
+        ``system.renewal(interarrival)``); when the heap engine would take fewer than 2
+        snapshots per replication (``steps <= profile_every``, whose default is ``S``).
+
+    Warns
+    -----
+    SimulationWarning
+        When the load ``rho = E[sigma] / (S E[tau]) >= 1`` for a system that keeps every
+        customer's work (condition (3) fails: no stationary regime); when the batch means of
+        the total workload trend across the run or are strongly correlated
+        (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``); when
+        ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then
+        includes the transient from the initial state).
+
     Examples
     --------
     >>> import recursions as rc
@@ -296,6 +323,7 @@ def simulate(
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    system.check_input(input)
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
     if steps is not None:
@@ -329,12 +357,26 @@ def simulate(
     S = system.servers
     starts = _starts(system, w0, nrep, sort=not use_heap)
     every = max(1, S) if profile_every is None else _int_arg(profile_every, "profile_every", 1)
+    if use_heap and steps is not None and steps <= every:
+        raise ValueError(_few_snapshots(1, steps, every, S, profile_every is None))
+    if reference is not None and not use_heap and steps is not None and steps <= every:
+        raise ValueError(_few_snapshots(1, steps, every, S, profile_every is None,
+                                        engine="dense"))
     user_grid = None
     if grid is not None:
         user_grid = np.asarray(grid, dtype=np.float64).ravel()
         g = user_grid
         if g.size == 0 or not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or g[0] < 0:
             raise ValueError("grid must be a non-empty, strictly increasing array of levels >= 0")
+    rho = _condition3_load(system, input)
+    load_msg = None if rho is None else dg.load_warning(repr(system), rho)
+    if load_msg is not None:
+        dg.warn(load_msg)
+    if reference is not None and warmup == 0 and w0 is None:
+        dg.warn("reference= compares the profile with a stationary one, but this run starts "
+                "from the initial state with warmup=0, so sup_error includes the transient "
+                "from that state and is not the stationary distance: give a warm-up "
+                "(e.g. warmup=steps // 10) or start from a stationary state with w0=")
     ss = as_seed_sequence(rng)
     seeds = ss.spawn(nrep)
     streams = [input.forward(child(sd, 0)) for sd in seeds]
@@ -430,6 +472,14 @@ def simulate(
 
     arr = acc[..., eng.ARRIVALS]
     snaps = acc[..., eng.SAMPLED]
+    if use_heap and time is not None:
+        fewest = int(snaps.sum(axis=1).min())
+        if fewest < 2:
+            raise ValueError(_few_snapshots(fewest, None, every, S, profile_every is None,
+                                            time=time))
+    check = dg.batch_check(acc[..., eng.WORK], snaps if use_heap else arr)
+    if load_msg is None and check is not None and check.message() is not None:
+        dg.warn(f"{system!r}: {check.message()}")
     loss = system.has_loss
     redundant = policy == hp.REDUNDANCY
     g = state["g"]
@@ -456,6 +506,7 @@ def simulate(
         path=path if record else None,
         p_all_busy=ratio_estimate(acc[..., eng.ALL_BUSY], arr),
         engine="heap" if use_heap else "dense",
+        batch_check=check,
         _prof=prof,
         _den=snaps * S,
         _fprof=fprof,
@@ -464,6 +515,46 @@ def simulate(
     if reference is not None:
         result = _with_sup_error(result, reference)
     return result
+
+
+def _condition3_load(system: System, input: Input) -> float | None:
+    """``rho = E[sigma] / (S E[tau])`` where condition (3) (``rho < 1``) is necessary, else None.
+
+    Every customer of a system without loss adds its service time to one server, so at
+    ``rho >= 1`` there is no stationary regime. Loss systems drop work, and redundancy's work
+    per job depends on the state (``check_input`` has its input carry arrivals only).
+    """
+    from .redundancy import Redundancy
+
+    if system.has_loss or isinstance(system, Redundancy):
+        return None
+    return float(input.mean_service / (system.servers * input.mean_interarrival))
+
+
+def _few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
+                   time: float | None = None, engine: str = "heap") -> str:
+    """Message for a run with fewer than 2 snapshots of the workload vector per replication."""
+    what = ("busy fraction, total workload and profile" if engine == "heap" else "profile")
+    every_s = (f"profile_every = servers = {every} by default" if default
+               else f"profile_every={every}")
+    run = f"steps={steps}" if steps is not None else f"time={time}"
+    return (f"the {engine} engine samples the workload vector ({what}) at every "
+            f"profile_every-th measured arrival ({every_s}), so {run} gives {got} sample(s) "
+            f"per replication, too few for an estimate: pass steps > {every} (e.g. "
+            f"steps={max(32 * every, 1000)}) or a smaller profile_every= (e.g. "
+            f"profile_every={max(1, min(every, (steps or 2) // 32 or 1))})")
+
+
+def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: int) -> None:
+    """Refuse a profile from fewer than 2 snapshots per replication."""
+    per_rep = np.asarray(den_batches, dtype=np.float64).reshape(replications, -1).sum(axis=1)
+    fewest = round(float(per_rep.min()) / max(servers, 1))
+    if fewest < 2:
+        raise ValueError(f"the profile holds {fewest} snapshot(s) of the workload vector per "
+                         "replication (one at every profile_every-th measured arrival, "
+                         "default: every S-th), too few for an estimate: simulate more steps "
+                         "than profile_every, or pass a smaller profile_every= (e.g. "
+                         "profile_every=1)")
 
 
 def _positive_time(time: Any) -> float:

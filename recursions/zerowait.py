@@ -43,6 +43,7 @@ import numpy as np
 
 from ._jit import jit
 from ._rng import as_seed_sequence, forward_generator
+from .diagnostics import batch_check, warn
 from .dists import Coxian, Erlang, Exponential, Law
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
@@ -823,6 +824,13 @@ def simulate_queues(
         For a non-Poisson input, both or neither of ``steps``/``time``, a bad ``engine``, the
         counts engine with a non-phase-type law, or infinite buffers at load ``>= 1``.
 
+    Warns
+    -----
+    recursions.SimulationWarning
+        When the batch means of the number of jobs trend across the run or are strongly
+        correlated (:func:`recursions.diagnostics.batch_check`, kept as
+        ``result.batch_check``): the run is too short or needs more warm-up.
+
     Examples
     --------
     >>> import recursions as rc
@@ -837,6 +845,10 @@ def simulate_queues(
     code, n, b, d = _policy(system)
     if not isinstance(input, Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    if input.arrivals_only:
+        raise ValueError(f"{system!r} serves each job for its service time, but {input!r} "
+                         "carries arrivals only (its service times are placeholders): give an "
+                         "input with a service law, e.g. rc.Poisson(rate, service)")
     if not _is_poisson(input):
         raise ValueError(
             "input must be Poisson (rc.Poisson, or a Renewal with exponential interarrival "
@@ -890,6 +902,9 @@ def simulate_queues(
     acc = np.stack([o[0] for o in outs])  # (replications, batches, columns)
     final = np.stack([o[1] for o in outs]).astype(np.int64)
     measured = [o[2] for o in outs]
+    check = batch_check(acc[..., _JOBS_T], acc[..., _TIME_C], quantity="number of jobs")
+    if check is not None and check.message() is not None:
+        warn(f"{system!r}: {check.message()}")
 
     arr = acc[..., _ARR]
     span = acc[..., _TIME_C] * n
@@ -923,6 +938,7 @@ def simulate_queues(
         phase_busy=phase_busy,
         sup_error=None,
         engine=engine,
+        batch_check=check,
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )
