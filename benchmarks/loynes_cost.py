@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 import loynes as ly
 import recursions as rc
@@ -27,6 +28,8 @@ def best_time(fn, repeat=3):
 
 
 def main(quick: bool = False) -> None:
+    # the 64-step compile runs are far too short for estimates, and none are used
+    warnings.simplefilter("ignore", rc.SimulationWarning)
     horizon = 2**18 if quick else 2**20
     cases = [
         (rc.JSW(10), rc.Poisson(9.0, rc.dists.Exponential(1.0))),
