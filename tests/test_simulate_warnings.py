@@ -210,9 +210,9 @@ def test_heap_engine_time_mode_refuses_fewer_than_two_snapshots():
 def test_dense_engine_profile_from_fewer_than_two_snapshots():
     res = rc.simulate(rc.JSW(20), mm(20, 0.5), steps=20, batches=4, rng=1, engine="dense")
     assert np.isfinite(res.busy_fraction.value)  # every arrival counts for the scalars
-    with pytest.raises(ValueError, match="1 snapshot.*profile_every"):
+    with pytest.raises(ValueError, match=r"1 snapshot.*profile_every"):
         res.profile(0.5)
-    with pytest.raises(ValueError, match="steps=20 gives 1 sample.*profile_every"):
+    with pytest.raises(ValueError, match=r"steps=20 gives 1 sample.*profile_every"):
         rc.simulate(rc.JSW(20), mm(20, 0.5), steps=20, batches=4, rng=1, engine="dense",
                     reference=lambda w: np.zeros_like(w), warmup=100)
 
@@ -273,7 +273,7 @@ def test_redundancy_arrival_inputs():
 
 def test_other_systems_refuse_arrivals_only_inputs():
     for system in (rc.JSW(40), rc.Loss(3)):
-        with pytest.raises(ValueError, match="carries arrivals only.*rc.Poisson"):
+        with pytest.raises(ValueError, match=r"carries arrivals only.*rc\.Poisson"):
             rc.simulate(system, RED.poisson(3.0), steps=1000, rng=1)
     with pytest.raises(ValueError, match="carries arrivals only"):
         rc.BackwardDraws(rc.JSW(2), RED.poisson(1.0))
