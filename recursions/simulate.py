@@ -476,7 +476,7 @@ def simulate(
         fewest = int(snaps.sum(axis=1).min())
         if fewest < 2:
             raise ValueError(_few_snapshots(fewest, None, every, S, profile_every is None,
-                                            time=time))
+                                            time=time, mean_tau=input.mean_interarrival))
     check = dg.batch_check(acc[..., eng.WORK], snaps if use_heap else arr)
     if load_msg is None and check is not None and check.message() is not None:
         dg.warn(f"{system!r}: {check.message()}")
@@ -532,17 +532,25 @@ def _condition3_load(system: System, input: Input) -> float | None:
 
 
 def _few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
-                   time: float | None = None, engine: str = "heap") -> str:
+                   time: float | None = None, mean_tau: float = 1.0,
+                   engine: str = "heap") -> str:
     """Message for a run with fewer than 2 snapshots of the workload vector per replication."""
     what = ("busy fraction, total workload and profile" if engine == "heap" else "profile")
     every_s = (f"profile_every = servers = {every} by default" if default
                else f"profile_every={every}")
-    run = f"steps={steps}" if steps is not None else f"time={time}"
+    if steps is not None:
+        run = f"steps={steps}"
+        longer = f"steps > {every} (e.g. steps={max(32 * every, 1000)})"
+        smaller = max(1, min(every, steps // 32 or 1))
+    else:
+        run = f"time={time:g}"
+        longer = (f"a time= long enough for well over {every} arrivals (e.g. "
+                  f"time={32 * every * mean_tau:.4g})")
+        smaller = max(1, min(every, int((time or 0.0) / mean_tau) // 32 or 1))
     return (f"the {engine} engine samples the workload vector ({what}) at every "
             f"profile_every-th measured arrival ({every_s}), so {run} gives {got} sample(s) "
-            f"per replication, too few for an estimate: pass steps > {every} (e.g. "
-            f"steps={max(32 * every, 1000)}) or a smaller profile_every= (e.g. "
-            f"profile_every={max(1, min(every, (steps or 2) // 32 or 1))})")
+            f"per replication, too few for an estimate: pass {longer} or a smaller "
+            f"profile_every= (e.g. profile_every={smaller})")
 
 
 def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: int) -> None:

@@ -203,8 +203,13 @@ def test_heap_engine_refuses_fewer_than_two_snapshots():
 
 
 def test_heap_engine_time_mode_refuses_fewer_than_two_snapshots():
-    with pytest.raises(ValueError, match=r"time=0\.5 gives [01] sample"):
+    with pytest.raises(ValueError, match=r"time=0\.5 gives [01] sample.*pass a time= long "
+                                         r"enough.*profile_every=7\)"):
         rc.simulate(rc.JSW(1000), mm(1000, 0.5), time=0.5, rng=1)
+    # 250 arrivals expected: what the message suggests works
+    res = rc.simulate(rc.JSW(1000), mm(1000, 0.5), time=0.5, rng=1, profile_every=7, batches=4,
+                      w0=np.where(np.arange(1000) < 500, 1.0, 0.0))
+    assert 0 < res.busy_fraction.value < 1
 
 
 def test_dense_engine_profile_from_fewer_than_two_snapshots():
