@@ -1,12 +1,34 @@
-"""Backward Loynes sequences (MATH.md §1): ``W_n = Psi o theta^-1 o ... o Psi o theta^-n (0)``.
+"""Backward Loynes sequences ``W_n = Psi o theta^-1 o ... o Psi o theta^-n (0)``, with a sound stop.
 
 Start empty at time ``-n``, run the *same* inputs forward to time 0, for ``n = 1, 2, 4, ...``.
-For a monotone continuous map the sequence is nondecreasing in ``n`` and its limit is the minimal
-stationary solution; a finite limit means stability (Loynes' theorem).
+For a monotone continuous map the sequence is nondecreasing in ``n`` and its limit is the
+minimal stationary solution; a finite limit means stability (Loynes' theorem).
+
+When to stop is the hard part: near saturation a backward sequence has long chance plateaus,
+so "unchanged over a few doublings" stops early and biases the limit low. Two rules, and the
+result says which one decided (:class:`~loynes.basis.Basis`):
+
+* **certificate** (``dominated-start``), for FCFS G/G/S (``rc.JSW``) with renewal input and
+  light-tailed service: a level ``c`` with ``P(X(S) > c) <= delta`` for the stationary state
+  (:func:`coupling.tail_bounds.fcfs_workload_bound`). At each horizon the map is also run from
+  ``c 1``; when both runs agree at time 0, the limit equals ``W_n`` unless the stationary state
+  at ``-n`` exceeds ``c`` somewhere, which has probability at most ``delta`` whatever the
+  window (that state depends only on earlier inputs). Stopping at the first agreement, the
+  reported limit is wrong with probability at most ``delta`` in all.
+* **heuristic** (``plateau``), elsewhere: the sequence must stay unchanged over ``confirm``
+  doublings that all lie beyond a minimum horizon ``n_min = 8 v / mu^2``, with ``mu = S E[tau]
+  - E[sigma]`` the drift per customer of the total workload when every server is busy and
+  ``v`` the asymptotic variance of ``sigma - S tau`` (exact for renewal input, from batch
+  means of the draws otherwise; at least 64 periods of a periodic input): the time scale on
+  which a walk with that drift forgets its start, so ``n_min`` grows like
+  ``1 / (1 - rho)^2``. Its error rate is not controlled; ``benchmarks/calibration.py``
+  measures it. Where condition (3) fails the
+  sequence has no finite limit and is never called stabilised.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Any
@@ -14,14 +36,26 @@ from typing import Any
 import numpy as np
 
 import recursions as rc
+from coupling.tail_bounds import fcfs_workload_bound
 from recursions.backward import run_window
 
-__all__ = ["LoynesResult", "loynes"]
+from .basis import Basis
+
+__all__ = ["DELTA", "LoynesResult", "certificate_level", "loynes"]
+
+DELTA = 1e-3
+"""Default error level of a certified limit."""
+
+PLATEAU_SCALE = 8.0
+"""``n_min = PLATEAU_SCALE * v / mu^2`` for the plateau heuristic."""
+
+PLATEAU_FLOOR = 64
+"""Least ``n_min`` of the plateau heuristic."""
 
 
 @dataclass(frozen=True)
 class LoynesResult:
-    """Loynes sequence at doubling horizons.
+    """Loynes sequence at doubling horizons, and what its stop rests on.
 
     Attributes
     ----------
@@ -32,17 +66,30 @@ class LoynesResult:
     states : numpy.ndarray
         ``W_n`` for each horizon, shape ``(len(horizons), S)``.
     stabilised : bool
-        Whether ``W_n`` stopped changing (to ``tol``) over the last ``confirm`` doublings before
-        the horizon cap: the limit was reached (backward coupling).
+        Whether the limit was reached by the rule in :attr:`basis`.
     stabilised_at : int or None
-        The least computed horizon from which ``W_n`` stayed constant (it may be set while
-        ``stabilised`` is false, when the cap came first).
+        Certificate: the first horizon at which the runs from empty and from the upper start
+        agreed. Heuristic: the least computed horizon from which ``W_n`` stayed constant (it
+        may be set while ``stabilised`` is false, when the cap came first).
     nondecreasing : bool
         Whether the computed sequence is coordinatewise nondecreasing in ``n`` (guaranteed for
         monotone maps).
     growth : float
         ``(sum W_last - sum W_previous) / (n_last - n_previous)``: the total workload's increase
         per customer over the last doubling (about ``0`` when stable, positive when it diverges).
+    basis : Basis
+        ``certificate dominated-start`` (error ``delta``), ``heuristic plateau`` (error NaN:
+        not controlled) or ``none`` (nothing reached, or condition (3) fails).
+    load : float or None
+        ``rho = E[sigma] / (S E[tau])`` (``None`` where the work per customer depends on the
+        state).
+    upper_start : float or None
+        The certificate's level ``c``: the map was also run from ``c 1``.
+    min_horizon : float
+        The heuristic's ``n_min`` (``inf`` where no plateau can count; 0 with a certificate).
+    suggested_horizon : int or None
+        When not stabilised: a horizon cap that would likely reach the limit (``None`` where
+        no finite limit is expected).
     """
 
     system: str
@@ -53,6 +100,11 @@ class LoynesResult:
     stabilised_at: int | None
     nondecreasing: bool
     growth: float
+    basis: Basis
+    load: float | None = None
+    upper_start: float | None = None
+    min_horizon: float = 0.0
+    suggested_horizon: int | None = None
 
     @property
     def limit(self) -> np.ndarray | None:
@@ -65,52 +117,8 @@ class LoynesResult:
         return self.states.sum(axis=1)
 
 
-def loynes(
-    system: rc.System,
-    input: rc.Input,
-    horizon: int = 2**20,
-    *,
-    rng: Any = 1,
-    tol: float = 0.0,
-    confirm: int = 3,
-    stop: bool = True,
-) -> LoynesResult:
-    """Compute the backward Loynes sequence of ``system`` under ``input``.
-
-    ``W_n`` is obtained by running the map from the empty state at time ``-n`` to time 0 with
-    the draws of :class:`recursions.BackwardDraws`, which do not depend on ``n``. Horizons
-    double from 1 up to ``horizon``; the total cost is at most twice a forward run of length
-    ``horizon``.
-
-    Parameters
-    ----------
-    system : recursions.System
-        The map.
-    input : recursions.Input
-        The input.
-    horizon : int, default 2**20
-        Largest horizon (the cap: nothing runs further back).
-    rng : int, Generator, SeedSequence or None, default 1
-        Seed of the backward draws.
-    tol : float, default 0
-        ``W_n`` counts as unchanged when ``max |W_2n - W_n| <= tol`` (0: exact equality).
-    confirm : int, default 3
-        The sequence counts as stabilised once it has not changed over ``confirm``
-        consecutive doublings (``W_n = W_2n = ... = W_{2^confirm n}``).
-    stop : bool, default True
-        Stop doubling as soon as the sequence counts as stabilised.
-
-    Returns
-    -------
-    LoynesResult
-
-    Examples
-    --------
-    >>> import recursions as rc, loynes as ly
-    >>> res = ly.loynes(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), horizon=2**12)
-    >>> res.stabilised, res.nondecreasing
-    (True, True)
-    """
+def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
+                delta: Any) -> tuple[float, float]:
     if not isinstance(system, rc.System):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, rc.Input):
@@ -122,41 +130,220 @@ def loynes(
         raise ValueError(f"tol must be >= 0, got {tol}")
     if isinstance(confirm, bool) or not isinstance(confirm, numbers.Integral) or confirm < 1:
         raise ValueError(f"confirm must be an integer >= 1, got {confirm!r}")
+    delta = float(delta)
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    return tol, delta
+
+
+def _drift_and_variance(system: rc.System, input: rc.Input,
+                        draws: rc.BackwardDraws) -> tuple[float, float]:
+    """``mu = S E[tau] - E[sigma]`` and the asymptotic variance of ``sigma - S tau``."""
+    S = system.servers
+    mu = S * input.mean_interarrival - input.mean_service
+    if isinstance(input, rc.Renewal):
+        return mu, float(input.service.var + S * S * input.interarrival.var)
+    sig, tau, _ = draws.window(2**16)  # cached blocks, reused by the sequence itself
+    batch = (sig - S * tau).reshape(64, -1).mean(axis=1)  # batch means: the asymptotic
+    return mu, float(batch.var(ddof=1) * sig.size / 64)  # variance, correlations included
+
+
+def _plateau_horizon(system: rc.System, input: rc.Input, draws: rc.BackwardDraws,
+                     rho: float | None) -> tuple[float, str]:
+    """The plateau heuristic's minimum horizon ``n_min``, and a note on it."""
+    if rho is None:
+        return float(PLATEAU_FLOOR * 64), "work per customer depends on the state: n_min fixed"
+    if system.has_loss:
+        return float(PLATEAU_FLOOR * system.servers), "a loss system: n_min = 64 S"
+    if not rho < 1:
+        return math.inf, f"condition (3) fails (load {rho:.4g}): no finite limit"
+    mu, v = _drift_and_variance(system, input, draws)
+    if not math.isfinite(v):
+        return math.inf, "infinite variance: no calibrated plateau length"
+    floor = PLATEAU_FLOOR * max(1, getattr(input, "period", 1))
+    n_min = max(float(floor), PLATEAU_SCALE * v / (mu * mu))
+    return n_min, f"n_min = 8 v / mu^2 = {n_min:.3g} (load {rho:.4g})"
+
+
+def certificate_level(system: rc.System, input: rc.Input, delta: float = DELTA
+                      ) -> float | None:
+    """The upper start ``c`` of the certificate, or ``None`` where no certificate applies.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The map; certificates exist for monotone FCFS maps (``rc.JSW``).
+    input : recursions.Input
+        The input (renewal, light-tailed service, load below 1).
+    delta : float, default 1e-3
+        Error level.
+
+    Returns
+    -------
+    float or None
+        ``c`` with ``P(X(S) > c) <= delta`` for the stationary state ``X``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> certificate_level(rc.JSW(1), rc.Poisson(0.5, rc.dists.LogNormal(1.0, 2.0))) is None
+    True
+    """
+    if not (system.monotone and system.fcfs):
+        return None
+    return fcfs_workload_bound(system.servers, input, delta)
+
+
+def _power_of_two_at_least(x: float) -> int:
+    return 1 << max(0, math.ceil(math.log2(max(x, 1.0))))
+
+
+def loynes(
+    system: rc.System,
+    input: rc.Input,
+    horizon: int = 2**20,
+    *,
+    rng: Any = 1,
+    delta: float = DELTA,
+    certify: bool = True,
+    tol: float = 0.0,
+    confirm: int = 2,
+    stop: bool = True,
+) -> LoynesResult:
+    """Compute the backward Loynes sequence of ``system`` under ``input``, stopped soundly.
+
+    ``W_n`` is obtained by running the map from the empty state at time ``-n`` to time 0 with
+    the draws of :class:`recursions.BackwardDraws`, which do not depend on ``n``. Horizons
+    double from 1 up to ``horizon``. The stop is a certificate where one applies (FCFS G/G/S
+    with renewal input and light-tailed service: the limit is wrong with probability at most
+    ``delta``), else a plateau heuristic whose minimum horizon scales with ``1 / (1 - rho)^2``
+    (module docstring); :attr:`LoynesResult.basis` says which.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The map.
+    input : recursions.Input
+        The input.
+    horizon : int, default 2**20
+        Largest horizon (the cap: nothing runs further back).
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed of the backward draws.
+    delta : float, default 1e-3
+        Error level of a certified limit.
+    certify : bool, default True
+        Use the certificate where it applies (``False``: always the heuristic, e.g. to
+        measure it).
+    tol : float, default 0
+        Plateau heuristic: ``W_n`` counts as unchanged when ``max |W_2n - W_n| <= tol``.
+    confirm : int, default 2
+        Plateau heuristic: doublings without change, all beyond the minimum horizon.
+    stop : bool, default True
+        Stop doubling as soon as the limit is reached.
+
+    Returns
+    -------
+    LoynesResult
+
+    Examples
+    --------
+    >>> import recursions as rc, loynes as ly
+    >>> res = ly.loynes(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), horizon=2**12)
+    >>> res.stabilised, res.basis.name, res.basis.error
+    (True, 'dominated-start', 0.001)
+    """
+    tol, delta = _check_args(system, input, horizon, tol, confirm, delta)
     draws = rc.BackwardDraws(system, input, rng)
+    rho = system.load(input)
+    level = certificate_level(system, input, delta) if certify else None
+    n_min, note = (0.0, "") if level is not None else _plateau_horizon(system, input, draws,
+                                                                        rho)
+    zero = np.zeros(system.servers)
     horizons: list[int] = []
     states: list[np.ndarray] = []
+    agreed: list[bool] = []
     n = 1
-    unchanged = 0
     while n <= horizon:
         sig, tau, u = draws.window(n)
-        w = run_window(system, np.zeros(system.servers), sig, tau, u)
+        w = run_window(system, zero.copy(), sig, tau, u)
         horizons.append(n)
         states.append(w.copy())
-        if len(states) >= 2:
-            same = np.max(np.abs(states[-1] - states[-2])) <= tol
-            unchanged = unchanged + 1 if same else 0
-        if stop and unchanged >= confirm:
+        if level is not None:
+            up = run_window(system, np.full(system.servers, level), sig, tau, u)
+            agreed.append(bool(np.array_equal(up, w)))
+            if stop and agreed[-1]:
+                break
+        elif stop and _plateau(states, horizons, tol, confirm, n_min) is not None:
             break
         n *= 2
     W = np.array(states)
-    same = [bool(np.max(np.abs(W[i + 1] - W[i])) <= tol) for i in range(len(W) - 1)]
-    at = None
-    run = 0
-    for i in range(len(same) - 1, -1, -1):  # least horizon from which it stayed constant
-        if not same[i]:
-            break
-        run += 1
-        at = horizons[i]
     growth = 0.0
     if len(W) >= 2:
         growth = float((W[-1].sum() - W[-2].sum()) / (horizons[-1] - horizons[-2]))
-    return LoynesResult(
-        system=repr(system),
-        input=repr(input),
-        horizons=np.array(horizons),
-        states=W,
-        stabilised=run >= confirm,
-        stabilised_at=at,
-        nondecreasing=bool(np.all(np.diff(W, axis=0) >= -1e-12)),
-        growth=growth,
-    )
+    common = dict(system=repr(system), input=repr(input), horizons=np.array(horizons),
+                  states=W, nondecreasing=bool(np.all(np.diff(W, axis=0) >= -1e-12)),
+                  growth=growth, load=rho)
+    if level is not None:
+        return _certified_result(common, agreed, horizons, level, delta, system, input)
+    return _heuristic_result(common, states, horizons, tol, confirm, n_min, note, system)
+
+
+def _plateau(states: list[np.ndarray], horizons: list[int], tol: float, confirm: int,
+             n_min: float) -> int | None:
+    """Start of a plateau of ``confirm`` unchanged doublings beyond ``n_min``, else ``None``."""
+    if len(states) < confirm + 1:
+        return None
+    first = len(states) - 1 - confirm
+    if horizons[first] < n_min:
+        return None
+    for i in range(first, len(states) - 1):
+        if np.max(np.abs(states[i + 1] - states[i])) > tol:
+            return None
+    return horizons[first]
+
+
+def _certified_result(common: dict[str, Any], agreed: list[bool], horizons: list[int],
+                      level: float, delta: float, system: rc.System,
+                      input: rc.Input) -> LoynesResult:
+    ok = agreed[-1]
+    at = horizons[agreed.index(True)] if any(agreed) else None
+    if ok:
+        basis = Basis("certificate", "dominated-start", delta,
+                      f"the runs from empty and from {level:.4g} per server agree at time 0 "
+                      f"from horizon {at}; P(stationary state above {level:.4g}) <= {delta:g}")
+        suggested = None
+    else:
+        mu = system.servers * input.mean_interarrival - input.mean_service
+        suggested = _power_of_two_at_least(4.0 * system.servers * level / mu)
+        suggested = max(suggested, 2 * horizons[-1])
+        basis = Basis("none", "none", math.nan,
+                      f"the runs from empty and from {level:.4g} per server still differ at "
+                      f"horizon {horizons[-1]}; about {suggested} would likely certify")
+    return LoynesResult(**common, stabilised=ok, stabilised_at=at, basis=basis,
+                        upper_start=level, min_horizon=0.0,
+                        suggested_horizon=suggested)
+
+
+def _heuristic_result(common: dict[str, Any], states: list[np.ndarray], horizons: list[int],
+                      tol: float, confirm: int, n_min: float, note: str,
+                      system: rc.System) -> LoynesResult:
+    start = _plateau(states, horizons, tol, confirm, n_min)
+    at = None
+    for i in range(len(states) - 1, 0, -1):  # least horizon from which it stayed constant
+        if np.max(np.abs(states[i] - states[i - 1])) > tol:
+            break
+        at = horizons[i - 1]
+    kind_note = "" if system.monotone else "; the map is not monotone (no Loynes theorem)"
+    if start is not None:
+        basis = Basis("heuristic", "plateau", math.nan,
+                      f"unchanged over {confirm} doublings from horizon {start}; {note}"
+                      f"{kind_note}")
+        suggested = None
+    else:
+        suggested = (None if not math.isfinite(n_min)
+                     else max(_power_of_two_at_least(n_min) << confirm, 2 * horizons[-1]))
+        basis = Basis("none", "none", math.nan,
+                      f"no plateau of {confirm} doublings beyond n_min by horizon "
+                      f"{horizons[-1]}; {note}{kind_note}")
+    return LoynesResult(**common, stabilised=start is not None, stabilised_at=at, basis=basis,
+                        min_horizon=n_min, suggested_horizon=suggested)

@@ -224,8 +224,10 @@ class Redundancy(System):
     stability_family: ClassVar[str] = "redundancy"
 
     def load(self, input: Any) -> float | None:
-        """``None``: the work a job brings depends on the state (cancellation), so condition
-        (3) on service times does not apply."""
+        """``None``: the work a job brings depends on the state (cancellation).
+
+        Condition (3) on service times does not apply to cancel-on-completion redundancy.
+        """
         return None
 
     def __post_init__(self) -> None:

@@ -81,6 +81,14 @@ class System:
         Length of the leading separately sorted block (0: the whole vector is sorted).
     monotone : bool
         Whether the map is coordinatewise nondecreasing (MATH.md).
+    fcfs : bool
+        Whether the map is the Kiefer-Wolfowitz map of FCFS G/G/S (join the least workload),
+        for which stationary tail bounds certify backward limits.
+    stability_family : str
+        Which stability argument applies (``loynes.check_stability`` dispatches on it):
+        ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
+        ``"bounded"`` (finite buffers), ``"jiq"``, ``"split"``, ``"redundancy"`` or
+        ``"generic"`` (no theorem: only (3) as a necessary condition and a growth test).
     """
 
     servers: int
@@ -88,6 +96,8 @@ class System:
     uniforms: ClassVar[int] = 0
     has_loss: ClassVar[bool] = False
     monotone: ClassVar[bool] = False
+    fcfs: ClassVar[bool] = False
+    stability_family: ClassVar[str] = "generic"
     params: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -106,6 +116,30 @@ class System:
     def is_loss_system(self) -> bool:
         """Whether arrivals can be lost (statistics then include ``p_loss``)."""
         return self.has_loss
+
+    def load(self, input: Any) -> float | None:
+        """Work brought per unit time per server: ``rho = E[sigma] / (S E[tau])``.
+
+        Condition (3), ``rho < 1``, is necessary for every map in which each customer adds
+        its service time to one server (it is not for loss systems, which drop work).
+        Systems whose work per customer depends on the state return ``None``.
+
+        Parameters
+        ----------
+        input : recursions.Input
+            The input.
+
+        Returns
+        -------
+        float or None
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JSW(2).load(rc.Poisson(1.5, rc.dists.Exponential(1.0)))
+        0.75
+        """
+        return float(input.mean_service / (self.servers * input.mean_interarrival))
 
     def check_input(self, input: Any) -> None:
         """Refuse an input this system cannot run on (called by simulate and BackwardDraws).
@@ -275,6 +309,8 @@ class JSW(System):
 
     kind: ClassVar[int] = maps.JSW
     monotone: ClassVar[bool] = True
+    fcfs: ClassVar[bool] = True
+    stability_family: ClassVar[str] = "load"
 
 
 @dataclass(frozen=True)
@@ -314,6 +350,16 @@ class JpSW(System):
         """Monotone only for ``p = 0`` (JSW)."""
         return self.p == 0
 
+    @property
+    def fcfs(self) -> bool:  # type: ignore[override]
+        """``JpSW(S, 0)`` is JSW."""
+        return self.p == 0
+
+    @property
+    def stability_family(self) -> str:  # type: ignore[override]
+        """``"load"`` for ``p = 0`` (JSW), else ``"jpsw"`` (Theorem 1)."""
+        return "load" if self.p == 0 else "jpsw"
+
 
 @dataclass(frozen=True)
 class Loss(System):
@@ -338,6 +384,7 @@ class Loss(System):
 
     kind: ClassVar[int] = maps.LOSS
     has_loss: ClassVar[bool] = True
+    stability_family: ClassVar[str] = "loss"
 
 
 @dataclass(frozen=True)
@@ -359,6 +406,7 @@ class RandomRouting(System):
     kind: ClassVar[int] = maps.RANDOM
     uniforms: ClassVar[int] = 1
     monotone: ClassVar[bool] = True
+    stability_family: ClassVar[str] = "load"
 
 
 @dataclass(frozen=True)
@@ -392,6 +440,11 @@ class JIQ(System):
         if self.buffer is not None:
             object.__setattr__(self, "buffer", _check_int(self.buffer, "buffer", 1))
         super().__post_init__()
+
+    @property
+    def stability_family(self) -> str:  # type: ignore[override]
+        """``"bounded"`` with a buffer (at most ``b`` jobs per server), else ``"jiq"``."""
+        return "jiq" if self.buffer is None else "bounded"
 
 
 @dataclass(frozen=True)
@@ -497,6 +550,16 @@ class Envelope(System):
         return self.system.has_loss
 
     @property
+    def fcfs(self) -> bool:  # type: ignore[override]
+        """As the bounded system when it is passed through (the envelope of JSW is JSW)."""
+        return self._passthrough and self.system.fcfs
+
+    @property
+    def stability_family(self) -> str:  # type: ignore[override]
+        """As the bounded system when passed through, else ``"generic"``."""
+        return self.system.stability_family if self._passthrough else "generic"
+
+    @property
     def split(self) -> int:
         """As the bounded system."""
         return self.system.split
@@ -540,6 +603,11 @@ class SplitBound(System):
         s = _check_int(self.servers, "servers", 1)
         object.__setattr__(self, "p", _check_int(self.p, "p", 0, s - 1))
         super().__post_init__()
+
+    @property
+    def stability_family(self) -> str:  # type: ignore[override]
+        """``"load"`` for ``p = 0`` (JSW), else ``"split"`` (condition (8) decides)."""
+        return "load" if self.p == 0 else "split"
 
     def _params(self) -> np.ndarray:
         return np.array([float(self.p), 0.0])
