@@ -5,9 +5,12 @@ Where things are
 ============================================  ==========================================
 name                                           module
 ============================================  ==========================================
-``loynes``, ``LoynesResult``                   :mod:`loynes.backward`
-``check_stability``, ``StabilityReport``,      :mod:`loynes.stability`
-``Condition``, ``renovation_probability``
+``loynes``, ``LoynesResult``                   :mod:`loynes.backward` (certified stop)
+``Basis`` (what a verdict or limit rests on)   :mod:`loynes.basis`
+``check_stability``                            :mod:`loynes.stability` (families of
+                                               systems in :mod:`loynes.checks`)
+``StabilityReport``, ``Condition``             :mod:`loynes.report`
+``renovation_probability``                     :mod:`loynes.renovation`
 ``growth_rate``                                :mod:`loynes.growth`
 ``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,  :mod:`loynes.closed_forms`
 ``pollaczek_khinchine_mean_wait``,
@@ -26,6 +29,7 @@ command line (``python -m loynes``)            :mod:`loynes.cli`
 
 from . import symbolic
 from .backward import LoynesResult, loynes
+from .basis import Basis
 from .closed_forms import (
     critical_rate_3,
     critical_rate_11,
@@ -50,6 +54,7 @@ from .sweep import NOT_RUN, as_table, sweep
 
 __all__ = [
     "NOT_RUN",
+    "Basis",
     "Condition",
     "CriticalRate",
     "JIQEquilibrium",

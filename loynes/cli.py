@@ -293,6 +293,9 @@ def make_parser() -> argparse.ArgumentParser:
     chk.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     chk.add_argument("--horizon", type=int, default=2**16, help="Loynes horizon cap")
     chk.add_argument("--steps", type=int, default=2**16, help="arrivals per estimate")
+    chk.add_argument("--alpha", type=float, default=1e-3,
+                     help="level of the check: bound on the chance that any of its tests "
+                          "errs (default 1e-3)")
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
     swp = sub.add_parser("sweep", help="stability map over (load, p), locally or on Dask",
                          description="Run check_stability over a (load, p) grid with Poisson "
@@ -345,10 +348,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep(args)
         if args.horizon < 1 or args.steps < 4:
             raise CliError("--horizon must be >= 1 and --steps >= 4")
+        if not 0 < args.alpha < 0.5:
+            raise CliError(f"--alpha must be in (0, 0.5), got {args.alpha}")
         if args.seed < 0:
             raise CliError(f"--seed must be >= 0, got {args.seed}")
         report = check_stability(build_system(args), build_input(args), rng=args.seed,
-                                 horizon=args.horizon, steps=args.steps)
+                                 horizon=args.horizon, steps=args.steps, alpha=args.alpha)
     except CliError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

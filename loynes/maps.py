@@ -98,15 +98,25 @@ class SystemFamily:
         return rc.LeastOfD(self.servers, int(param))
 
 
-def _decided_by(reason: str) -> str:
-    table = (("(3) fails", "(3)"), ("(3) holds", "(3)"), ("(8) and (9)", "(8)+(9)"),
-             ("the monotone envelope", "envelope"), ("the exogenous-routing", "split bound"),
-             ("the workload grows", "growth"), ("a loss system", "loss"),
-             ("the map is monotone", "Loynes"))
-    for prefix, label in table:
-        if reason.startswith(prefix):
-            return label
-    return "none"
+def _confidence(rep: Any) -> float:
+    """How clearly the deciding evidence cleared its threshold, in standard errors.
+
+    ``inf`` for a theorem with exact conditions, the t statistic of the growth test, the
+    margin of the tested condition for a condition checked by a test, NaN when undecided.
+    """
+    basis = rep.decided_by
+    if basis.kind == "theorem":
+        return math.inf
+    if basis.name == "growth":
+        return float(rep.evidence.get("growth t", math.nan))
+    if basis.kind == "test":
+        name = {"free-system": "(free)"}.get(basis.name, "(8)")
+        try:
+            c = rep.condition(name)
+        except KeyError:
+            return math.nan
+        return abs(1.0 - c.value) / c.se if c.se > 0 else math.inf
+    return math.nan
 
 
 def _map_point(*, rng: Any, system_factory: Callable[[Any], rc.System],
@@ -115,7 +125,9 @@ def _map_point(*, rng: Any, system_factory: Callable[[Any], rc.System],
     """One grid point: the verdict and its evidence as scalars."""
     rep = check_stability(system_factory(point[param_name]), input_factory(point["load"]),
                           rng=rng, **options)
-    out: dict[str, Any] = {"verdict": rep.verdict, "decided_by": _decided_by(rep.reason)}
+    out: dict[str, Any] = {"verdict": rep.verdict, "decided_by": rep.decided_by.name,
+                           "basis": rep.decided_by.kind,
+                           "error_level": float(rep.decided_by.error)}
     for name, col in (("(3)", "cond3"), ("(11)", "cond11"), ("(8)", "cond8")):
         try:
             c = rep.condition(name)
@@ -126,16 +138,7 @@ def _map_point(*, rng: Any, system_factory: Callable[[Any], rc.System],
     g = rep.evidence.get("growth per customer", math.nan)
     gse = rep.evidence.get("growth per customer se", math.nan)
     out["growth"], out["growth_se"] = float(g), float(gse)
-    by = out["decided_by"]
-    if by == "(3)" or by == "loss":
-        conf = math.inf  # exact
-    elif by == "(8)+(9)":
-        conf = (1.0 - out["cond8"]) / out["cond8_se"] if out["cond8_se"] > 0 else math.inf
-    elif by == "growth":
-        conf = g / gse if gse > 0 else math.inf
-    else:  # a finite Loynes limit (a coupling, not a statistic) or undecided
-        conf = math.nan
-    out["confidence"] = float(conf)
+    out["confidence"] = _confidence(rep)
     out["reason"] = rep.reason
     return out
 
@@ -156,12 +159,13 @@ class StabilityMap:
         ``verdicts[i, j]`` for ``params[i]``, ``loads[j]``: ``"stable"``, ``"unstable"``,
         ``"undecided"`` or ``"error"`` (the point raised; see the table's ``error``).
     confidence : numpy.ndarray
-        Float grid: ``inf`` when an exact condition decided ((3), or a loss system), the
-        z-score of the deciding estimate for (8)+(9) (``(1 - value) / se``) or a growth rate
-        (``growth / se``), NaN for a Loynes-limit (coupling) verdict, undecided or error.
+        Float grid: ``inf`` when a theorem with exact conditions decided, the margin in
+        standard errors of a condition checked by a test (``|1 - value| / se``), the t
+        statistic of the growth test, NaN when undecided or on error.
     table : pandas.DataFrame or dict of numpy.ndarray
-        The sweep's tidy table (one row per point, with ``decided_by``, condition values and
-        standard errors, growth, ``confidence``, ``reason``, ``error``).
+        The sweep's tidy table (one row per point, with ``decided_by`` (the basis' name),
+        ``basis`` (its kind), ``error_level`` (the bound on a wrong verdict), condition values
+        and standard errors, growth, ``confidence``, ``reason``, ``error`` (an exception)).
     boundaries : dict of str to numpy.ndarray
         Critical load of each boundary at each parameter value (NaN where undefined).
     """
@@ -242,7 +246,7 @@ def _rate(inp: rc.Input) -> float:
 
 def _auto_boundaries(system_factory, input_factory, loads, params) -> dict[str, Callable]:
     """(3) and (11) for J_{p+1}SW with Poisson input whose rate is proportional to the load."""
-    from .stability import _is_poisson
+    from .checks import _is_poisson
 
     try:
         systems = {p: system_factory(p) for p in params}
@@ -276,7 +280,7 @@ def stability_map(
     steps: int = 2**14,
     horizon: int = 2**14,
     replications: int = 8,
-    z: float = 3.0,
+    alpha: float = 1e-3,
     max_workers: int | None = None,
     progress: bool = True,
     table: str = "auto",
@@ -304,8 +308,8 @@ def stability_map(
         every system is J_{p+1}SW and the input is Poisson with rate proportional to the load,
         condition (3) and (11) (:func:`~loynes.closed_forms.critical_rate_11`); ``False``:
         none.
-    steps, horizon, replications, z
-        Passed to ``check_stability``.
+    steps, horizon, replications, alpha
+        Passed to ``check_stability`` (``alpha`` is the level of each point's check).
     max_workers, progress, table
         Passed to :func:`~loynes.sweep.sweep`.
 
@@ -370,7 +374,7 @@ def stability_map(
     func = functools.partial(_map_point, system_factory=system_factory,
                              input_factory=input_factory, param_name=param_name,
                              options={"steps": int(steps), "horizon": int(horizon),
-                                      "replications": int(replications), "z": float(z)})
+                                      "replications": int(replications), "alpha": alpha})
     grid = {param_name: list(param_list), "load": load_arr.tolist()}
     tab = sweep(func, grid, rng=rng, client=client, progress=progress,
                 max_workers=max_workers, table=table)

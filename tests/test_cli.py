@@ -113,3 +113,20 @@ def test_module_negative_seed_and_version_in_a_subprocess():
     res = subprocess.run([*cmd, "--version"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 0 and res.stdout.split()[-1] == rc.__version__
+
+
+def test_alpha_sets_the_level_and_is_validated(capsys):
+    args = ["check", "--system", "jpsw", "--servers", "2", "--p", "1", "--arrival-rate", "1.9",
+            "--steps", "4096", "--json"]
+    code, out, _ = run([*args, "--alpha", "0.01"], capsys)
+    rep = json.loads(out)
+    assert code == 0 and rep["alpha"] == 0.01
+    assert rep["evidence"]["growth test level"] == 0.01
+    code, out, err = run([*args, "--alpha", "0.9"], capsys)
+    assert code == 2 and len(err) == 1 and "--alpha must be in (0, 0.5)" in err[0]
+
+
+def test_report_names_what_decided(capsys):
+    rep = check_json(["--system", "jsw", "--servers", "3"], capsys)
+    assert rep["decided_by"] == {"kind": "theorem", "name": "condition-3", "error": 0.0,
+                                 "detail": rep["reason"]}

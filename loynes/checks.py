@@ -1,0 +1,459 @@
+"""Stability checks, one short function per family of systems.
+
+Each system declares its family (``System.stability_family``); :func:`check_stability`
+runs the function registered for it. The rules every family follows:
+
+* **STABLE** only from a theorem whose conditions hold (exactly, or by a test at a stated
+  level), never from a Loynes plateau.
+* **UNSTABLE** only from a failed necessary condition (condition (3)) or from a linear growth
+  rate that a one-sided t-test finds positive at the check's level.
+* **UNDECIDED** otherwise, with the budget that would likely decide.
+
+A family declares how many statistical tests it may run; each runs at level ``alpha / m``
+(Bonferroni), so the chance that *any* test of one check errs is at most ``alpha``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import recursions as rc
+
+from .backward import loynes
+from .basis import Basis
+from .closed_forms import erlang_b
+from .growth import growth_rate
+from .renovation import renovation_probability
+from .report import Condition, StabilityReport
+
+__all__ = ["FAMILIES", "Check", "register"]
+
+
+@dataclass
+class Check:
+    """The state of one stability check: inputs, budget, level, and what was found.
+
+    Attributes
+    ----------
+    system, input
+        What is judged.
+    horizon, steps, replications : int
+        Budget: Loynes horizon cap, arrivals per estimate, replications of the growth test.
+    alpha : float
+        Level of the whole check.
+    seeds : iterator of numpy.random.SeedSequence
+        Independent seeds, one per simulation.
+    tests : int
+        Statistical tests this family may run (each at ``alpha / tests``).
+    conditions, evidence
+        Collected as the check goes.
+    """
+
+    system: Any
+    input: rc.Input
+    horizon: int
+    steps: int
+    replications: int
+    alpha: float
+    seeds: Iterator[Any]
+    tests: int = 1
+    conditions: list[Condition] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def level(self) -> float:
+        """Level of each statistical test."""
+        return self.alpha / max(self.tests, 1)
+
+    @property
+    def z(self) -> float:
+        """One-sided normal quantile of :attr:`level`."""
+        from scipy.stats import norm
+
+        return float(norm.isf(self.level))
+
+    def report(self, verdict: str, basis: Basis, suggested: dict[str, Any] | None = None
+               ) -> StabilityReport:
+        """The report, with every condition and piece of evidence gathered so far."""
+        return StabilityReport(repr(self.system), repr(self.input), verdict, basis.detail,
+                               list(self.conditions), dict(self.evidence), basis, self.alpha,
+                               suggested or {})
+
+    def judge(self, value: float, se: float, above: bool = False) -> bool | None:
+        """Decide ``value < 1`` (``value > 0`` when ``above``) by a test at :attr:`level`."""
+        if se == 0 or not math.isfinite(se):
+            return bool(value > 0) if above else bool(value < 1)
+        if above:
+            return True if value - self.z * se > 0 else (False if value + self.z * se <= 0
+                                                         else None)
+        if value + self.z * se < 1:
+            return True
+        return False if value - self.z * se > 1 else None
+
+
+FAMILIES: dict[str, tuple[Callable[[Check], int], Callable[[Check], StabilityReport]]] = {}
+"""Family name -> (number of tests it may run, the check)."""
+
+
+def register(name: str, tests: Callable[[Check], int]):
+    """Register the check of a family, with the number of tests it may run.
+
+    Parameters
+    ----------
+    name : str
+        The family (``System.stability_family``).
+    tests : callable
+        ``Check -> int``: statistical tests the check may run (for Bonferroni).
+
+    Returns
+    -------
+    callable
+        A decorator.
+    """
+    def deco(fn: Callable[[Check], StabilityReport]) -> Callable[[Check], StabilityReport]:
+        FAMILIES[name] = (tests, fn)
+        return fn
+
+    return deco
+
+
+def _is_poisson(inp: rc.Input) -> bool:
+    return isinstance(inp, rc.Renewal) and isinstance(inp.interarrival, rc.dists.Exponential)
+
+
+def _random_renewal(inp: rc.Input) -> bool:
+    return isinstance(inp, rc.Renewal) and (inp.service.var + inp.interarrival.var) > 0
+
+
+# -- shared pieces ------------------------------------------------------------------------
+def condition_3(chk: Check, role: str = "necessary") -> Condition:
+    """Condition (3), ``E[sigma] < S E[tau]``, as a condition of the check."""
+    S, es, et = chk.system.servers, chk.input.mean_service, chk.input.mean_interarrival
+    rho = es / (S * et)
+    c3 = Condition("(3)", "E[sigma] < S E[tau]: the work brought per unit time is below the "
+                   "S servers' capacity", role, rho, 0.0, bool(rho < 1),
+                   f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S}")
+    chk.conditions.append(c3)
+    chk.evidence["load per server"] = rho
+    if isinstance(chk.input, rc.Periodic):
+        chk.evidence["period"] = chk.input.period
+    return c3
+
+
+def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
+    """The verdict when (3) fails (``None`` when it holds)."""
+    if c3.value < 1:
+        return None
+    if c3.value > 1:
+        return chk.report("unstable", Basis(
+            "theorem", "condition-3-fails", 0.0,
+            "(3) fails: more work arrives than the S servers can do, so the workload grows "
+            "linearly"))
+    if _random_renewal(chk.input):
+        return chk.report("unstable", Basis(
+            "theorem", "condition-3-fails", 0.0,
+            "load exactly 1 with i.i.d. random input: the workload is not tight (null "
+            "recurrent), so there is no stationary regime"))
+    return chk.report("undecided", Basis(
+        "none", "none", math.nan, "load exactly 1 with a non-random or dependent input: "
+        "(3) holds with equality and decides nothing"))
+
+
+def growth_test(chk: Check, prefix: str = "") -> StabilityReport | None:
+    """One-sided t-test of a positive linear growth rate; the UNSTABLE report if it rejects.
+
+    The growth per customer over the second half of ``steps`` arrivals is estimated from
+    ``replications`` independent runs, each started with ``steps E[tau] / 16`` of work on
+    every server (an eighth of the burn-in's duration): a stable system started that high
+    drains, so under stability the mean is at most about 0 and the test is conservative,
+    while from empty the filling transient would bias it up near saturation. ``t = mean /
+    se`` is compared with Student's ``t`` with ``replications - 1`` degrees of freedom at the
+    check's per-test level.
+    """
+    from scipy.stats import t as student
+
+    start = chk.steps * chk.input.mean_interarrival / 16.0
+    g = growth_rate(chk.system, chk.input, chk.steps, replications=chk.replications,
+                    rng=next(chk.seeds), start=start)
+    df = chk.replications - 1
+    tstat = g.value / g.se if g.se > 0 else (math.inf if g.value > 0 else 0.0)
+    p = float(student.sf(tstat, df))
+    et = chk.input.mean_interarrival
+    chk.evidence.update({"growth per customer": g.value, "growth per customer se": g.se,
+                         "growth per unit time": g.value / et, "growth t": tstat,
+                         "growth p-value": p, "growth test level": chk.level,
+                         "growth test start (work per server)": start})
+    if isinstance(chk.input, rc.Periodic):
+        chk.evidence["growth per period"] = g.value * chk.input.period
+    if p < chk.level:
+        return chk.report("unstable", Basis(
+            "test", "growth", chk.alpha,
+            f"{prefix}the workload grows linearly, {g.value:.4g} ± {g.se:.2g} per customer "
+            f"(t = {tstat:.3g}, p = {p:.2g} < {chk.level:.2g})"))
+    return None
+
+
+def growth_budget(chk: Check) -> dict[str, Any]:
+    """Steps that would likely make the growth test reject, if the growth is real."""
+    from scipy.stats import t as student
+
+    g, se = chk.evidence.get("growth per customer"), chk.evidence.get("growth per customer se")
+    if g is None or se is None or not g > 0 or not se > 0:
+        return {"growth": "no growth seen: nothing here shows instability, and no theorem "
+                          "for this system shows stability"}
+    need = (float(student.isf(chk.level, chk.replications - 1)) + 1.64) * se / g
+    steps = _pow2(chk.steps * need * need)
+    return {"steps": max(steps, 2 * chk.steps),
+            "growth": "the steps at which the observed growth would be significant"}
+
+
+def _pow2(x: float) -> int:
+    return 1 << max(2, math.ceil(math.log2(max(x, 4.0))))
+
+
+def undecided(chk: Check, detail: str, extra: dict[str, Any] | None = None
+              ) -> StabilityReport:
+    """An UNDECIDED report with the growth test's budget suggestion."""
+    suggested = growth_budget(chk)
+    suggested.update(extra or {})
+    return chk.report("undecided", Basis("none", "none", math.nan, detail), suggested)
+
+
+# -- families -----------------------------------------------------------------------------
+@register("load", tests=lambda chk: 0)
+def check_load(chk: Check) -> StabilityReport:
+    """FCFS G/G/S and random routing: condition (3) is necessary and sufficient."""
+    c3 = condition_3(chk, "necessary and sufficient")
+    bad = fails_3(chk, c3)
+    if bad is not None:
+        return bad
+    res = loynes(chk.system, chk.input, chk.horizon, rng=next(chk.seeds))
+    chk.evidence["Loynes limit"] = res.limit.tolist() if res.stabilised else None
+    chk.evidence["Loynes basis"] = str(res.basis)
+    chk.evidence["Loynes horizons"] = res.horizons.tolist()
+    return chk.report("stable", Basis(
+        "theorem", "condition-3", 0.0,
+        "(3) holds, which is necessary and sufficient for this map (FCFS G/G/S: Loynes, "
+        "Kiefer-Wolfowitz; random routing: S single-server queues)"))
+
+
+@register("loss", tests=lambda chk: 0 if _is_poisson(chk.input) else 1)
+def check_loss(chk: Check) -> StabilityReport:
+    """Loss systems are always stable; condition (9) gives a unique stationary regime."""
+    ren, how = _renovation(chk)
+    c9 = Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
+                   "uniqueness", ren.value, ren.se, chk.judge(ren.value, ren.se, above=True),
+                   how)
+    chk.conditions.append(c9)
+    detail = ("a loss system holds at most one customer per server, so its workload never "
+              "exceeds the largest current service time")
+    if c9.holds:
+        detail += "; (9) holds, so the stationary regime is unique (backward coupling)"
+    return chk.report("stable", Basis("theorem", "bounded", 0.0, detail))
+
+
+@register("bounded", tests=lambda chk: 0)
+def check_bounded(chk: Check) -> StabilityReport:
+    """Finite buffers: at most ``b`` jobs per server, so nothing can grow."""
+    b = getattr(chk.system, "buffer", None)
+    return chk.report("stable", Basis(
+        "theorem", "bounded", 0.0, f"every server holds at most {b} jobs (finite buffers "
+        "block the rest), so the state stays bounded"))
+
+
+def _renovation(chk: Check) -> tuple[rc.Estimate, str]:
+    if _is_poisson(chk.input):
+        a = chk.input.offered_load
+        return rc.Estimate(math.exp(-a), 0.0), "Poisson input: exp(-lambda E[sigma])"
+    ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds))
+    return ren, "frequency of an empty infinite-server system at arrivals"
+
+
+def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Condition]:
+    """(9), (11) and (8) for a p-server loss system in front of ``S - p`` servers."""
+    S, es, et = chk.system.servers, chk.input.mean_service, chk.input.mean_interarrival
+    cap = (S - p) * et
+    ren, how9 = _renovation(chk)
+    c9 = Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
+                   "uniqueness", ren.value, ren.se, chk.judge(ren.value, ren.se, above=True),
+                   how9)
+    if _is_poisson(chk.input):
+        a = chk.input.offered_load
+        b = erlang_b(p, a)
+        v = es * b / cap
+        c11 = Condition("(11)", f"E[sigma] P_loss < (S - p) E[tau], P_loss = B({p}, a)",
+                        "sufficient (equals (8) for Poisson input)", v, 0.0, bool(v < 1),
+                        f"Erlang B with a = {a:.6g}: P_loss = {b:.6g}")
+        c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",
+                       "sufficient", v, 0.0, bool(v < 1),
+                       "equals (11): the service time is independent of the loss state")
+        chk.evidence["overflow work per customer"] = es * b
+    else:
+        res = rc.simulate(rc.Loss(p), chk.input, steps=chk.steps, warmup=chk.steps // 8,
+                          replications=2, rng=next(chk.seeds))
+        pl, ow = res.p_loss, res.overflow_work
+        chk.evidence["loss system p_loss"] = pl.value
+        chk.evidence["overflow work per customer"] = ow.value
+        c11 = Condition("(11)", "E[sigma] P_loss < (S - p) E[tau], P_loss simulated",
+                        "conjectured necessary and sufficient (Markov inputs)",
+                        es * pl.value / cap, es * pl.se / cap,
+                        chk.judge(es * pl.value / cap, es * pl.se / cap),
+                        f"stationary simulation of the {p}-server loss system")
+        c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",
+                       "sufficient", ow.value / cap, ow.se / cap,
+                       chk.judge(ow.value / cap, ow.se / cap),
+                       f"stationary simulation of the {p}-server loss system")
+    chk.conditions.extend([c9, c11, c8])
+    chk.evidence["splitting prediction of growth per customer"] = max(
+        chk.evidence["overflow work per customer"] - cap, 0.0)
+    return c9, c11, c8
+
+
+def _condition_budget(chk: Check, c: Condition) -> dict[str, Any]:
+    """Steps at which an estimated condition would likely be decided."""
+    if not c.se > 0 or c.value == 1:
+        return {}
+    need = (chk.z + 1.64) * c.se / abs(1 - c.value)
+    return {"steps": max(_pow2(chk.steps * need * need), 2 * chk.steps),
+            c.name: "the steps at which the estimate would be clear of 1"}
+
+
+@register("jpsw", tests=lambda chk: 1 if _is_poisson(chk.input) else 3)
+def check_jpsw(chk: Check) -> StabilityReport:
+    """J_{p+1}SW: Theorem 1 ((8) and (9)) for stability, growth for instability."""
+    c3 = condition_3(chk)
+    bad = fails_3(chk, c3)
+    if bad is not None:
+        return bad
+    c9, _, c8 = _loss_conditions(chk, chk.system.p)
+    if c8.holds and c9.holds:
+        exact = c8.se == 0 and c9.se == 0
+        return chk.report("stable", Basis(
+            "theorem" if exact else "test", "theorem-1", 0.0 if exact else chk.alpha,
+            "(8) and (9) hold (Theorem 1): the p-server loss system's overflow is within the "
+            "other S - p servers' capacity" + ("" if exact else
+                                               f" (tests at level {chk.level:.2g})")))
+    bad = growth_test(chk)
+    if bad is not None:
+        return bad
+    extra = _condition_budget(chk, c8) if c8.holds is None else {}
+    where = ("between (11) and (3), where stability is Moyal's open conjecture"
+             if c8.holds is False else "(8) is not decided at this budget")
+    return undecided(chk, f"{where}; no significant growth within the budget", extra)
+
+
+@register("split", tests=lambda chk: 0 if _is_poisson(chk.input) else 2)
+def check_split(chk: Check) -> StabilityReport:
+    """The split bound: its JSW block is stable iff it gets less work than it can do, (8)."""
+    c3 = condition_3(chk)
+    bad = fails_3(chk, c3)
+    if bad is not None:
+        return bad
+    c9, _, c8 = _loss_conditions(chk, chk.system.p)
+    exact = c8.se == 0 and c9.se == 0
+    kind, err = ("theorem", 0.0) if exact else ("test", chk.alpha)
+    if c8.holds and c9.holds:
+        return chk.report("stable", Basis(kind, "split-bound", err,
+                                          "(8) holds: the JSW block of S - p servers gets "
+                                          "less overflow work than it can do"))
+    if c8.holds is False and c8.value > 1:
+        return chk.report("unstable", Basis(kind, "split-bound", err,
+                                            "(8) fails: the JSW block of S - p servers gets "
+                                            "more overflow work than it can do"))
+    return chk.report("undecided", Basis("none", "none", math.nan,
+                                         "(8) or (9) is not decided at this budget"),
+                      _condition_budget(chk, c8))
+
+
+@register("jiq", tests=lambda chk: 0 if _is_poisson(chk.input) else 1)
+def check_jiq(chk: Check) -> StabilityReport:
+    """JIQ: stable below load 1 for Poisson input (a busy server gets each arrival w.p. 1/S)."""
+    c3 = condition_3(chk, "necessary and sufficient for Poisson input")
+    bad = fails_3(chk, c3)
+    if bad is not None:
+        return bad
+    if _is_poisson(chk.input):
+        return chk.report("stable", Basis(
+            "theorem", "jiq-poisson", 0.0,
+            "(3) holds and the input is Poisson: while a server is busy it receives each "
+            "arrival with probability at most 1/S, so it gets work at rate at most the load "
+            "(Foss and Stolyar 2017, Section 2: positive Harris recurrence for every S)"))
+    bad = growth_test(chk)
+    return bad if bad is not None else undecided(
+        chk, "JIQ with non-Poisson input: no theorem applied and no significant growth")
+
+
+@register("generic", tests=lambda chk: 1)
+def check_generic(chk: Check) -> StabilityReport:
+    """Any other map: (3) as a necessary condition, and the growth test."""
+    if not chk.system.has_loss:
+        bad = fails_3(chk, condition_3(chk))
+        if bad is not None:
+            return bad
+    if chk.system.monotone:
+        res = loynes(chk.system, chk.input, chk.horizon, rng=next(chk.seeds))
+        chk.evidence["Loynes basis (not used for the verdict)"] = str(res.basis)
+        chk.evidence["Loynes total workload"] = res.total_workload.tolist()
+    bad = growth_test(chk)
+    return bad if bad is not None else undecided(
+        chk, "no theorem applies to this map and the growth test found no significant growth")
+
+
+@register("redundancy", tests=lambda chk: 1)
+def check_redundancy(chk: Check) -> StabilityReport:
+    """Cancel-on-completion redundancy: stable iff the rate is below ``lambda-bar^n = 1 / a``.
+
+    ``a`` is the stationary mean work a job adds in the free (unreflected) system, and all
+    workloads grow together above ``lambda-bar^n`` (Shneer and Stolyar, Lemma 5 and
+    Theorem 2). ``1 / sum_j pi_j d_j E xi_j <= lambda-bar^n`` always (no job adds more than
+    its ``d`` sizes); with i.i.d. exponential sizes ``lambda-bar = 1 / sum_j pi_j k_j E xi_j``
+    exactly.
+    """
+    from recursions.redundancy import class_probs
+
+    from .redundancy import redundancy_critical_rate
+
+    system, n = chk.system, chk.system.servers
+    lam = chk.input.arrival_rate / n  # per server
+    pi = class_probs(system.classes)
+    pairs = list(zip(pi, system.classes, strict=True))
+    d_work = float(sum(p * c.d * c.mean_size for p, c in pairs))
+    d_ok = bool(lam * d_work < 1)
+    chk.conditions.append(Condition(
+        "(d-bound)", "lambda sum_j pi_j d_j E[xi_j] < 1: even without cancellation the "
+        "servers keep up", "sufficient", lam * d_work, 0.0, d_ok,
+        f"lambda = {lam:.6g} per server, sum pi d E xi = {d_work:.6g}"))
+    chk.evidence.update({"arrival rate per server": lam, "lower bound of critical": 1 / d_work})
+    if all(c.exponential for c in system.classes):
+        k_work = float(sum(p * c.k * c.mean_size for p, c in pairs))
+        ok = bool(lam * k_work < 1)
+        chk.conditions.append(Condition(
+            "(exp)", "lambda sum_j pi_j k_j E[xi_j] < 1 (i.i.d. exponential sizes: "
+            "work-conserving)", "necessary and sufficient", lam * k_work, 0.0, ok,
+            "closed form"))
+        return chk.report("stable" if ok else "unstable", Basis(
+            "theorem", "exponential-sizes", 0.0,
+            f"the exponential closed form gives lambda-bar = {1 / k_work:.6g} per server"))
+    if d_ok:
+        return chk.report("stable", Basis(
+            "theorem", "d-bound", 0.0,
+            "the d-bound holds: the load without cancellation is below 1"))
+    bar = redundancy_critical_rate(system.classes, servers=n, rng=next(chk.seeds))
+    chk.evidence.update({"critical rate (free system)": bar.value,
+                         "critical rate se": bar.se})
+    value, se = lam / bar.value, lam * bar.se / bar.value**2
+    c = Condition("(free)", "lambda < lambda-bar^n = 1/a, a the mean work a job adds in the "
+                  "free (unreflected) system", "necessary and sufficient", value, se,
+                  chk.judge(value, se), f"free-system simulation with {n} servers")
+    chk.conditions.append(c)
+    if c.holds is None:
+        return chk.report("undecided", Basis(
+            "none", "none", math.nan, "the rate is too close to lambda-bar^n for a test at "
+            f"level {chk.level:.2g}"), _condition_budget(chk, c))
+    return chk.report("stable" if c.holds else "unstable", Basis(
+        "test", "free-system", chk.alpha,
+        f"lambda-bar^n = {bar.value:.6g} ± {bar.se:.2g} per server "
+        f"({'above' if c.holds else 'below'} lambda = {lam:.6g})"))

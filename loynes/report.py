@@ -1,0 +1,144 @@
+"""Result types of :func:`~loynes.check_stability`: ``Condition`` and ``StabilityReport``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .basis import Basis
+
+__all__ = ["VERDICTS", "Condition", "StabilityReport"]
+
+VERDICTS = ("stable", "unstable", "undecided")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One stability condition, evaluated.
+
+    Attributes
+    ----------
+    name : str
+        Its label, e.g. ``"(3)"``.
+    statement : str
+        What it says, in words.
+    role : str
+        ``"necessary"``, ``"sufficient"``, ``"necessary and sufficient"``, ``"uniqueness"`` or
+        a conjecture's status.
+    value : float
+        The computed left side, scaled so that the condition reads ``value < 1`` (or, for (9),
+        ``value > 0``).
+    se : float
+        Standard error of ``value`` (0 when exact).
+    holds : bool or None
+        ``None`` when a test at the check's level could not tell.
+    how : str
+        How ``value`` was obtained.
+    """
+
+    name: str
+    statement: str
+    role: str
+    value: float
+    se: float
+    holds: bool | None
+    how: str
+
+
+@dataclass(frozen=True)
+class StabilityReport:
+    """Verdict, what decided it, conditions and evidence returned by :func:`check_stability`.
+
+    Attributes
+    ----------
+    system, input : str
+        What was judged.
+    verdict : str
+        ``"stable"``, ``"unstable"`` or ``"undecided"``.
+    reason : str
+        One sentence: which condition or evidence decided.
+    conditions : list of Condition
+        Every condition that applies.
+    evidence : dict
+        Numbers behind the verdict (loss statistics, growth rates, Loynes sequences).
+    decided_by : Basis
+        Machine-readable: the theorem, certificate or test that decided (``kind``, ``name``)
+        and ``error``, a bound on the probability that the verdict is wrong (0 for a theorem
+        with exact conditions; the check's level ``alpha`` when a test took part).
+    alpha : float
+        The check's level: the probability that any of its statistical tests errs is at
+        most ``alpha`` (Bonferroni over the tests it may run).
+    suggested : dict
+        For an undecided verdict, the budget that would likely decide it (keys ``steps``,
+        ``horizon``) and why; empty otherwise.
+    """
+
+    system: str
+    input: str
+    verdict: str
+    reason: str
+    conditions: list[Condition]
+    evidence: dict[str, Any] = field(default_factory=dict)
+    decided_by: Basis = field(default_factory=lambda: Basis("none", "none", math.nan))
+    alpha: float = 1e-3
+    suggested: dict[str, Any] = field(default_factory=dict)
+
+    def condition(self, name: str) -> Condition:
+        """The condition labelled ``name`` (e.g. ``"(11)"``)."""
+        for c in self.conditions:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python form (JSON-serialisable)."""
+        return _plain(asdict(self))
+
+    def __str__(self) -> str:
+        lines = [
+            f"system : {self.system}",
+            f"input  : {self.input}",
+            f"verdict: {self.verdict.upper()} -- {self.reason}",
+            f"decided by: {self.decided_by}",
+            "conditions:",
+        ]
+        for c in self.conditions:
+            mark = {True: "holds", False: "FAILS", None: "unclear"}[c.holds]
+            se = f" ± {c.se:.3g}" if c.se > 0 else ""
+            lines.append(f"  {c.name:<6} [{c.role}] {c.statement}")
+            lines.append(f"         value {c.value:.6g}{se}: {mark}  ({c.how})")
+        if self.evidence:
+            lines.append("evidence:")
+            for k, v in self.evidence.items():
+                lines.append(f"  {k}: {_short(v)}")
+        if self.suggested:
+            lines.append("to decide: " + ", ".join(f"{k} = {_short(v)}"
+                                                  for k, v in self.suggested.items()))
+        return "\n".join(lines)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        return None if not math.isfinite(float(x)) else float(x)
+    if isinstance(x, (np.integer, np.bool_)):
+        return x.item()
+    return x
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, list) and len(v) > 8:
+        return "[" + ", ".join(_short(x) for x in v[:4]) + ", ..., " + _short(v[-1]) + "]"
+    if isinstance(v, list):
+        return "[" + ", ".join(_short(x) for x in v) + "]"
+    return str(v)

@@ -1,0 +1,124 @@
+"""Calibrated verdicts: what decides, at what error level, and a fast subset of the table."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import loynes as ly
+import recursions as rc
+from loynes.basis import KINDS
+from loynes.calibration import GROWTH_CELLS, VERDICT_CELLS, verdict_table
+from loynes.cli import main
+
+E = rc.dists.Exponential
+
+
+# -- the fast subset of benchmarks/calibration.py (100 seeds a cell there) -----------------
+@pytest.mark.parametrize("cell", [*VERDICT_CELLS, *GROWTH_CELLS], ids=lambda c: c.name)
+def test_calibration_cell_has_no_wrong_verdict(cell):
+    (row,) = verdict_table([cell], seeds=[0, 1, 14])
+    assert row["wrong"] == 0, row
+    if cell.truth.startswith(("stable: (3)", "stable: (11)", "unstable: (3)",
+                              "stable: a loss")):
+        assert row["undecided"] == 0, row  # a theorem applies: it must decide
+
+
+def test_cli_seed_14_is_no_longer_stable(capsys):
+    # this printed STABLE from Loynes totals that stopped at horizon 16
+    args = ["check", "--system", "jpsw", "--servers", "6", "--p", "1", "--arrival-rate",
+            "5.97", "--seed", "14", "--json"]
+    assert main(args) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["verdict"] != "stable"
+    assert rep["decided_by"]["kind"] in ("test", "none")
+
+
+@pytest.mark.parametrize(("S", "rho"), [(6, 0.995), (4, 0.97)])
+def test_old_false_stable_cells_over_many_seeds(S, rho):
+    # the old check said STABLE for 8 (S = 6) and 12 (S = 4) of 100 seeds here
+    for s in range(25):
+        rep = ly.check_stability(rc.JpSW(S, 1), rc.Poisson(rho * S, E(1.0)), rng=s)
+        assert rep.verdict != "stable"
+
+
+# -- what decided -----------------------------------------------------------------------
+@pytest.mark.parametrize(("system", "inp", "verdict", "kind", "name"), [
+    (rc.JSW(3), rc.Poisson(2.9, E(1.0)), "stable", "theorem", "condition-3"),
+    (rc.JSW(3), rc.Poisson(3.1, E(1.0)), "unstable", "theorem", "condition-3-fails"),
+    (rc.JSW(2), rc.Poisson(2.0, E(1.0)), "unstable", "theorem", "condition-3-fails"),
+    (rc.RandomRouting(2), rc.Poisson(1.5, E(1.0)), "stable", "theorem", "condition-3"),
+    (rc.JpSW(2, 1), rc.Poisson(1.5, E(1.0)), "stable", "theorem", "theorem-1"),
+    (rc.JpSW(2, 1), rc.Poisson(1.9, E(1.0)), "unstable", "test", "growth"),
+    (rc.JpSW(2, 1), rc.Renewal(rc.dists.Erlang(2, 2.4), rc.dists.Deterministic(1.0)),
+     "stable", "test", "theorem-1"),
+    (rc.Loss(3), rc.Poisson(5.0, E(1.0)), "stable", "theorem", "bounded"),
+    (rc.JIQ(4), rc.Poisson(3.8, E(1.0)), "stable", "theorem", "jiq-poisson"),
+    (rc.JIQ(4, buffer=2), rc.Poisson(3.8, E(1.0)), "stable", "theorem", "bounded"),
+    (rc.SplitBound(3, 1), rc.Poisson(2.0, E(1.0)), "stable", "theorem", "split-bound"),
+    (rc.SplitBound(3, 1), rc.Poisson(2.9, E(1.0)), "unstable", "theorem", "split-bound"),
+    (rc.Envelope(rc.JSW(2)), rc.Poisson(1.0, E(1.0)), "stable", "theorem", "condition-3"),
+    (rc.LeastOfD(4, 2), rc.Poisson(2.0, E(1.0)), "undecided", "none", "none"),
+], ids=lambda x: repr(x) if not isinstance(x, str) else x)
+def test_decided_by(system, inp, verdict, kind, name):
+    rep = ly.check_stability(system, inp, rng=3)
+    assert (rep.verdict, rep.decided_by.kind, rep.decided_by.name) == (verdict, kind, name)
+    assert rep.decided_by.kind in KINDS
+    if kind == "theorem":
+        assert rep.decided_by.error == 0.0
+    elif kind == "test":
+        assert rep.decided_by.error == rep.alpha == 1e-3
+    else:
+        assert math.isnan(rep.decided_by.error)
+    d = json.loads(json.dumps(rep.to_dict()))
+    assert d["decided_by"]["name"] == name and d["verdict"] == verdict
+
+
+def test_redundancy_exponential_closed_form_decides():
+    system = rc.Redundancy(10, [rc.JobClass(d=2, k=1, size=E(1.0))])
+    rep = ly.check_stability(system, system.poisson(0.5 * 10))
+    assert (rep.verdict, rep.decided_by.name) == ("stable", "exponential-sizes")
+
+
+def test_growth_test_error_is_split_over_the_tests_it_may_run():
+    # non-Poisson J_{p+1}SW runs three tests ((8), (9), growth): each at alpha / 3
+    inp = rc.Renewal(rc.dists.Erlang(2, 2 * 1.9), E(1.0))
+    rep = ly.check_stability(rc.JpSW(2, 1), inp, alpha=0.003, rng=2)
+    assert rep.evidence["growth test level"] == pytest.approx(0.001)
+    assert rep.verdict == "unstable" and rep.decided_by.error == 0.003
+
+
+def test_undecided_says_what_budget_would_decide():
+    # J_2SW at a = 1.66 (just above the golden ratio 1.618): growth 0.022 per customer,
+    # too small to see in 2^11 arrivals, clear at the suggested budget
+    inp = rc.Poisson(1.66, E(1.0))
+    small = ly.check_stability(rc.JpSW(2, 1), inp, steps=2**11, rng=5)
+    assert small.verdict == "undecided" and "steps" in small.suggested
+    assert "to decide" in str(small)
+    big = ly.check_stability(rc.JpSW(2, 1), inp, steps=int(small.suggested["steps"]), rng=5)
+    assert big.verdict == "unstable"
+
+
+def test_growth_test_starts_high_so_a_transient_cannot_fake_growth():
+    # LL(1, 1) is M/M/1: at load 0.999 a run from empty still fills up over the whole budget
+    rep = ly.check_stability(rc.LeastOfD(1, 1), rc.Poisson(0.999, E(1.0)), rng=61)
+    assert rep.verdict == "undecided"
+    assert rep.evidence["growth test start (work per server)"] > 0
+
+
+# -- arguments -----------------------------------------------------------------------------
+@pytest.mark.parametrize(("kw", "needle"), [
+    ({"horizon": 0}, "horizon"), ({"replications": 1}, "replications"),
+    ({"steps": 2}, "steps"), ({"alpha": 0.0}, "alpha"), ({"alpha": 0.7}, "alpha"),
+    ({"horizon": 2.5}, "horizon"),
+])
+def test_budget_is_validated_up_front(kw, needle):
+    with pytest.raises(ValueError, match=needle):
+        ly.check_stability(rc.JSW(2), rc.Poisson(1.0, E(1.0)), **kw)
+
+
+def test_too_large_a_system_is_refused_before_allocating():
+    with pytest.raises(MemoryError, match="GiB"):
+        ly.check_stability(rc.JSW(10**9), rc.Poisson(1.0, E(1.0)))
