@@ -521,14 +521,13 @@ def _condition3_load(system: System, input: Input) -> float | None:
     """``rho = E[sigma] / (S E[tau])`` where condition (3) (``rho < 1``) is necessary, else None.
 
     Every customer of a system without loss adds its service time to one server, so at
-    ``rho >= 1`` there is no stationary regime. Loss systems drop work, and redundancy's work
-    per job depends on the state (``check_input`` has its input carry arrivals only).
+    ``rho >= 1`` there is no stationary regime. Loss systems drop work, and systems whose work
+    per customer depends on the state (redundancy) have no such load: ``System.load`` is None.
     """
-    from .redundancy import Redundancy
-
-    if system.has_loss or isinstance(system, Redundancy):
+    if system.has_loss:
         return None
-    return float(input.mean_service / (system.servers * input.mean_interarrival))
+    rho = system.load(input)
+    return None if rho is None else float(rho)
 
 
 def _few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
