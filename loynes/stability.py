@@ -114,7 +114,8 @@ def check_stability(
     TypeError
         When ``system`` or ``input`` is not a ``recursions`` object this check knows.
     ValueError
-        For a bad budget or level.
+        For a bad budget or level, or an input the system refuses
+        (:meth:`recursions.System.check_input`: e.g. redundancy takes arrivals only).
     MemoryError
         When the system is too large for the memory available (before allocating).
 
@@ -132,6 +133,7 @@ def check_stability(
         raise TypeError(
             "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope, "
             f"SplitBound and Redundancy systems, got {type(system).__name__}")
+    system.check_input(input)
     horizon = _positive_int(horizon, "horizon", 1)
     steps = _positive_int(steps, "steps", 4)
     replications = _positive_int(replications, "replications", 2)

@@ -122,3 +122,24 @@ def test_budget_is_validated_up_front(kw, needle):
 def test_too_large_a_system_is_refused_before_allocating():
     with pytest.raises(MemoryError, match="GiB"):
         ly.check_stability(rc.JSW(10**9), rc.Poisson(1.0, E(1.0)))
+
+
+def test_redundancy_refuses_an_input_with_service_times():
+    system = rc.Redundancy(10, [rc.JobClass(d=2, k=1, size=E(1.0))])
+    with pytest.raises(ValueError, match="poisson"):
+        ly.check_stability(system, rc.Poisson(5.0, E(1.0)))
+
+
+def test_short_loss_runs_widen_errors_instead_of_warning():
+    # a 2-server loss system in front of J_3SW, renewal input, a short budget: batch means
+    # of the loss run are correlated; the check must not pass simulate's warning on
+    import warnings
+
+    inp = rc.Renewal(rc.dists.Erlang(2, 2 * 2.4), rc.dists.LogNormal(1.0, 4.0))
+    widened = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for s in range(6):
+            rep = ly.check_stability(rc.JpSW(4, 2), inp, steps=2048, rng=s)
+            widened.append(rep.evidence.get("loss system standard errors widened by", 1.0))
+    assert max(widened) > 1.2  # seed 2: lag-1 correlation 0.39, beyond simulate's limit
