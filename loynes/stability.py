@@ -21,11 +21,11 @@ decides a verdict; the growth test decides UNSTABLE only at the check's level ``
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
 import recursions as rc
+from recursions._memory import require_memory
 from recursions._rng import as_seed_sequence
 
 from .checks import FAMILIES, Check
@@ -47,26 +47,10 @@ def _positive_int(value: Any, name: str, lo: int) -> int:
     return int(value)
 
 
-def _available_memory() -> float:
-    """Bytes of memory available now (``MemAvailable``), or ``inf`` where unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return float(line.split()[1]) * 1024.0
-    except OSError:  # pragma: no cover - not Linux
-        pass
-    return math.inf
-
-
 def _check_memory(system: Any, replications: int) -> None:
     need = float(system.servers) * _BYTES_PER_SERVER * (replications + 2)
-    have = _available_memory()
-    if need > have:
-        raise MemoryError(
-            f"{type(system).__name__} with {system.servers} servers needs about "
-            f"{need / 2**30:.3g} GiB for a check with {replications} replications, and "
-            f"{have / 2**30:.3g} GiB is available: use fewer servers or replications")
+    require_memory(need, f"a check of {type(system).__name__} with {system.servers} servers "
+                   f"and {replications} replications", "use fewer servers or replications")
 
 
 def check_stability(

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _engine as eng
 from . import diagnostics as dg
+from ._memory import require_memory
 from ._rng import as_seed_sequence, child, forward_generator
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input
@@ -332,6 +333,10 @@ def simulate(
         time = _positive_time(time)
     warmup = _int_arg(warmup, "warmup", 0)
     nrep = _int_arg(replications, "replications", 1)
+    # a workload vector, an empty-time heap with its positions and the statistics, per replication
+    require_memory(48.0 * system.servers * nrep, f"simulating {type(system).__name__} with "
+                   f"{system.servers} servers and {nrep} replication(s)",
+                   "use fewer servers or replications")
     default_batches = min(32, steps) if steps is not None else 32
     batches = default_batches if batches is None else _int_arg(batches, "batches", 1)
     chunk = _int_arg(chunk, "chunk", 1)

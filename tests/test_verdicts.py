@@ -143,3 +143,8 @@ def test_short_loss_runs_widen_errors_instead_of_warning():
             rep = ly.check_stability(rc.JpSW(4, 2), inp, steps=2048, rng=s)
             widened.append(rep.evidence.get("loss system standard errors widened by", 1.0))
     assert max(widened) > 1.2  # seed 2: lag-1 correlation 0.39, beyond simulate's limit
+
+
+def test_simulate_refuses_too_large_a_system_before_allocating():
+    with pytest.raises(MemoryError, match="servers"):
+        rc.simulate(rc.JSW(10**10), rc.Poisson(1.0, E(1.0)), steps=10)
