@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from recursions import _engine as eng
 from recursions._rng import as_seed_sequence
 from recursions.systems import System
 
@@ -342,9 +341,9 @@ def _search(upper: System, lower: System, trials: int,
         a = np.array(u, dtype=np.float64, order="C")  # copies: apply_rows works in place
         b = np.array(v, dtype=np.float64, order="C")
         found = np.empty(c)
-        eng.apply_rows(int(lower.kind), lower.params, a, sig, tau,
+        lower.kernels.apply_rows(int(lower.kind), lower.params, a, sig, tau,
                        np.ascontiguousarray(uni[:, :lower.uniforms]), found)
-        eng.apply_rows(int(upper.kind), upper.params, b, sig, tau,
+        upper.kernels.apply_rows(int(upper.kind), upper.params, b, sig, tau,
                        np.ascontiguousarray(uni[:, :upper.uniforms]), found)
         bad = np.flatnonzero((a > b + TOL).any(axis=1))
         if bad.size:

@@ -16,11 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from recursions._jit import jit
 from recursions._rng import as_seed_sequence, child, forward_generator
 from recursions.estimate import Estimate
 from recursions.inputs import Input
-from recursions.maps import apply_map
 from recursions.systems import System
 
 __all__ = ["CouplingTimeResult", "coupling_time"]
@@ -29,27 +27,6 @@ _FIRST_CHUNK = 1024
 _MAX_CHUNK = 1 << 16
 
 RngLike = int | np.random.Generator | np.random.SeedSequence | None
-
-
-@jit
-def _couple_chunk(kind, params, a, b, sig, tau, U):
-    """Advance both copies ``a`` and ``b`` in place through the chunk's arrivals.
-
-    Returns the number of steps ``k + 1`` after which ``a == b`` exactly (and stops there), or
-    ``-1`` when they differ after every step of the chunk.
-    """
-    s = a.size
-    for k in range(sig.size):
-        apply_map(kind, params, a, sig[k], tau[k], U[k])
-        apply_map(kind, params, b, sig[k], tau[k], U[k])
-        equal = True
-        for i in range(s):
-            if a[i] != b[i]:
-                equal = False
-                break
-        if equal:
-            return k + 1
-    return -1
 
 
 def _int_arg(value: Any, name: str, lo: int) -> int:
@@ -204,7 +181,7 @@ def coupling_time(
     cap = _int_arg(cap, "cap", 1)
     nrep = _int_arg(replications, "replications", 1)
     seeds = as_seed_sequence(rng).spawn(nrep)
-    kind, params = int(system.kind), system.params
+    kind, params, kernels = int(system.kind), system.params, system.kernels
     times = np.full(nrep, -1, dtype=np.int64)
     for r, sd in enumerate(seeds):
         if np.array_equal(a0, b0):
@@ -218,8 +195,9 @@ def coupling_time(
             c = min(c, cap - n)
             sig, tau = stream.next(c)
             U = np.ascontiguousarray(system.innovations(gen, c), dtype=np.float64)
-            k = _couple_chunk(kind, params, a, b, np.ascontiguousarray(sig, dtype=np.float64),
-                              np.ascontiguousarray(tau, dtype=np.float64), U)
+            k = kernels.couple_chunk(kind, params, a, b,
+                                     np.ascontiguousarray(sig, dtype=np.float64),
+                                     np.ascontiguousarray(tau, dtype=np.float64), U)
             if k >= 0:
                 times[r] = n + k
                 break

@@ -33,20 +33,26 @@ Examples
 True
 """
 
-from . import diagnostics, dists, redundancy, zerowait
+from . import codes, diagnostics, dists, maps, redundancy, vectors, zerowait
 from .backward import BackwardDraws, iterate
+from .codes import LOST
 from .diagnostics import SimulationWarning
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
 from .redundancy import JobClass, Redundancy
 from .simulate import SimulationResult, simulate
 from .systems import JIQ, JSW, Envelope, JpSW, LeastOfD, Loss, RandomRouting, SplitBound, System
+from .user_map import Map, MapContractError, SlowMapWarning
+from .zerowait import I1F, JSQ, PowerOfD
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "I1F",
     "JIQ",
+    "JSQ",
     "JSW",
+    "LOST",
     "BackwardDraws",
     "Envelope",
     "Estimate",
@@ -55,20 +61,27 @@ __all__ = [
     "JpSW",
     "LeastOfD",
     "Loss",
+    "Map",
+    "MapContractError",
     "MarkovModulated",
     "Periodic",
     "Poisson",
+    "PowerOfD",
     "RandomRouting",
     "Redundancy",
     "Renewal",
     "SimulationResult",
     "SimulationWarning",
+    "SlowMapWarning",
     "SplitBound",
     "System",
+    "codes",
     "diagnostics",
     "dists",
     "iterate",
+    "maps",
     "redundancy",
     "simulate",
+    "vectors",
     "zerowait",
 ]

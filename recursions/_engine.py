@@ -2,6 +2,11 @@
 
 Statistics are accumulated in the kernel per (replication, batch) so memory stays O(S) per
 replication (plus the batch table), unless a path is recorded.
+
+Every driver reaches the map only through ``apply_map(kind, params, w, sigma, tau, u)``. For
+the built-in maps that is :func:`recursions.maps.apply_map`; for a user's map
+(:class:`recursions.Map`) this module's source is compiled again with ``apply_map`` bound to
+the user's step function (:mod:`recursions.user_map`), so both run the same drivers.
 """
 
 from __future__ import annotations
@@ -121,6 +126,35 @@ def uniform_step(grid: np.ndarray) -> float:
         return 0.0
     d = np.diff(grid)
     return float(d[0]) if np.allclose(d, d[0], rtol=1e-12, atol=0.0) else 0.0
+
+
+@jit
+def step_once(kind, params, w, sigma, tau, u):
+    """Apply the map once to a copy of ``w``; returns ``(new w, found)`` (``System.step``)."""
+    out = w.copy()
+    found = apply_map(kind, params, out, sigma, tau, u)
+    return out, found
+
+
+@jit
+def couple_chunk(kind, params, a, b, sig, tau, U):
+    """Advance both copies ``a`` and ``b`` in place through the chunk's arrivals.
+
+    Returns the number of steps ``k + 1`` after which ``a == b`` exactly (and stops there), or
+    ``-1`` when they differ after every step of the chunk.
+    """
+    s = a.size
+    for k in range(sig.size):
+        apply_map(kind, params, a, sig[k], tau[k], U[k])
+        apply_map(kind, params, b, sig[k], tau[k], U[k])
+        equal = True
+        for i in range(s):
+            if a[i] != b[i]:
+                equal = False
+                break
+        if equal:
+            return k + 1
+    return -1
 
 
 @jit

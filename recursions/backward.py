@@ -156,11 +156,11 @@ def run_window(system: System, w: np.ndarray, sig: np.ndarray, tau: np.ndarray,
     whose loop numba compiles tighter.
     """
     if sig.size < 8192:
-        eng.run_path(int(system.kind), system.params, w, sig, tau, u)
+        system.kernels.run_path(int(system.kind), system.params, w, sig, tau, u)
         return w
     W = w.reshape(1, -1)
     dummy = np.zeros((1, 1, 1))
-    eng.run_chunk(int(system.kind), system.params, W, sig[None, :], tau[None, :], u[None, :, :],
-                  False, 0, 1, 1, np.zeros(0), 0.0, 1, np.zeros((1, 1, eng.N_STATS)), dummy,
-                  eng.empty_path())
+    system.kernels.run_chunk(int(system.kind), system.params, W, sig[None, :], tau[None, :],
+                             u[None, :, :], False, 0, 1, 1, np.zeros(0), 0.0, 1,
+                             np.zeros((1, 1, eng.N_STATS)), dummy, eng.empty_path())
     return W[0]

@@ -23,8 +23,9 @@ import numpy as np
 from . import _engine as eng
 from . import maps
 from ._jit import jit
+from .codes import HeapPolicy
 
-JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = 0, 1, 2, 3, 4
+JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
 
 
@@ -175,23 +176,9 @@ def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau
 
 
 def policy_of(system) -> tuple[int, int]:
-    """(policy code, d) for a system the heap engine runs, or (-1, 0)."""
-    from .redundancy import Redundancy
-    from .systems import JIQ as _JIQ
-    from .systems import JSW as _JSW
-    from .systems import JpSW, LeastOfD, RandomRouting
-
-    if isinstance(system, _JSW) or (isinstance(system, JpSW) and system.p == 0):
-        return JSW, 0
-    if isinstance(system, _JIQ) and system.buffer is None:
-        return JIQ, 0
-    if isinstance(system, RandomRouting):
-        return RANDOM, 0
-    if isinstance(system, LeastOfD):
-        return LEAST_OF_D, system.d
-    if isinstance(system, Redundancy):
-        return REDUNDANCY, system.dmax
-    return -1, 0
+    """(policy code, d) of ``system.heap_policy`` (what the system declares), or (-1, 0)."""
+    declared = getattr(system, "heap_policy", None)
+    return (-1, 0) if declared is None else (int(declared[0]), int(declared[1]))
 
 
 def uniforms_for(policy: int, d: int) -> int:

@@ -20,8 +20,12 @@ split bound             loss block of p servers, overflow to a JSW block of S - 
 redundancy (c.o.c.)     ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks (§5)       ``redundancy``
 =====================  ==========================================================  ===========
 
-``apply_map(kind, params, w, sigma, tau, u)`` dispatches on an integer ``kind``; keeping every
-map in this one module keeps numba's on-disk cache consistent.
+Every kernel has the signature of a user's map (:class:`recursions.Map`),
+``step(w, sigma, tau, u, params) -> found``, so ``rc.Map(rc.maps.jsw, servers=S)`` is the
+built-in JSW through the user's door. ``apply_map(kind, params, w, sigma, tau, u)`` dispatches
+on the integer code ``kind`` (:class:`recursions.codes.MapCode`); keeping every built-in map
+in this one module keeps numba's on-disk cache consistent. The sorted-vector helpers are in
+:mod:`recursions.vectors`.
 """
 
 from __future__ import annotations
@@ -29,66 +33,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
+from .codes import LOST, MapCode
+from .vectors import add_at_rank, drain, floyd_ranks, least_of_d_rank, random_rank, resort
 
-JSW = 0
-JPSW = 1
-LOSS = 2
-RANDOM = 3
-JIQ = 4
-LEAST_OF_D = 5
-ENVELOPE = 6
-SPLIT = 7
-REDUNDANCY = 8
+JSW, JPSW, LOSS, RANDOM, JIQ, LEAST_OF_D, ENVELOPE, SPLIT, REDUNDANCY = (
+    int(c) for c in MapCode if c != MapCode.USER)
 
-LOST = -1.0
+__all__ = ["LOST", "apply_map", "envelope", "floyd_ranks", "jiq", "jpsw", "jsw",
+           "least_of_d", "loss", "random_routing", "redundancy", "redundancy_class", "split"]
 
 
 @jit
-def add_at_rank(w, lo, hi, r, sigma):
-    """Add ``sigma`` to ``w[r]`` and restore the order of ``w[lo:hi]``; return the old ``w[r]``."""
-    old = w[r]
-    x = old + sigma
-    i = r
-    while i + 1 < hi and w[i + 1] < x:
-        w[i] = w[i + 1]
-        i += 1
-    w[i] = x
-    return old
-
-
-@jit
-def drain(w, tau):
-    """Subtract ``tau`` from every coordinate and take the positive part (order is kept)."""
-    for i in range(w.size):
-        v = w[i] - tau
-        w[i] = v if v > 0.0 else 0.0
-
-
-@jit
-def random_rank(u0, s):
-    """Uniform rank in ``0 .. s-1`` from one uniform."""
-    r = int(u0 * s)
-    return r if r < s else s - 1
-
-
-@jit
-def least_of_d_rank(u0, d, s):
-    """Smallest of ``d`` ranks drawn without replacement from ``0 .. s-1``, by inversion.
-
-    ``P(min > r) = C(s-r-1, d) / C(s, d)``, built by the product
-    ``q_{r+1} = q_r (s - r - d) / (s - r)``; the answer is the least ``r`` with
-    ``1 - q_{r+1} > u0``.
-    """
-    q = 1.0
-    for r in range(s):
-        q *= (s - r - d) / (s - r)
-        if 1.0 - q > u0:
-            return r
-    return s - d
-
-
-@jit
-def jsw(w, sigma, tau):
+def jsw(w, sigma, tau, u, params):
     """Kiefer-Wolfowitz map ``G(w) = R[(w + sigma e_1 - tau 1)^+]``, FCFS G/G/S."""
     found = add_at_rank(w, 0, w.size, 0, sigma)
     drain(w, tau)
@@ -96,16 +52,19 @@ def jsw(w, sigma, tau):
 
 
 @jit
-def jpsw(w, sigma, tau, p):
-    """J_{p+1}SW: ``G^p(w) = R[(w + sigma(1{w(1)=0} e_1 + 1{w(1)>0} e_{p+1}) - tau 1)^+]``."""
-    r = 0 if w[0] == 0.0 else p
+def jpsw(w, sigma, tau, u, params):
+    """J_{p+1}SW: ``G^p(w) = R[(w + sigma(1{w(1)=0} e_1 + 1{w(1)>0} e_{p+1}) - tau 1)^+]``.
+
+    ``params[0] = p``.
+    """
+    r = 0 if w[0] == 0.0 else int(params[0])
     found = add_at_rank(w, 0, w.size, r, sigma)
     drain(w, tau)
     return found
 
 
 @jit
-def loss(w, sigma, tau):
+def loss(w, sigma, tau, u, params):
     """Loss system ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]``; lost when all busy."""
     found = LOST
     if w[0] == 0.0:
@@ -115,32 +74,32 @@ def loss(w, sigma, tau):
 
 
 @jit
-def random_routing(w, sigma, tau, u0):
-    """Join a uniformly random server (rank ``floor(u0 S)`` of the sorted vector)."""
-    found = add_at_rank(w, 0, w.size, random_rank(u0, w.size), sigma)
+def random_routing(w, sigma, tau, u, params):
+    """Join a uniformly random server (rank ``floor(u[0] S)`` of the sorted vector)."""
+    found = add_at_rank(w, 0, w.size, random_rank(u[0], w.size), sigma)
     drain(w, tau)
     return found
 
 
 @jit
-def jiq(w, sigma, tau, u0):
-    """Join-Idle-Queue: an idle server if any, else a uniformly random one."""
-    r = 0 if w[0] == 0.0 else random_rank(u0, w.size)
+def jiq(w, sigma, tau, u, params):
+    """Join-Idle-Queue: an idle server if any, else a uniformly random one (``u[0]``)."""
+    r = 0 if w[0] == 0.0 else random_rank(u[0], w.size)
     found = add_at_rank(w, 0, w.size, r, sigma)
     drain(w, tau)
     return found
 
 
 @jit
-def least_of_d(w, sigma, tau, u0, d):
-    """LL(d): the least workload among ``d`` servers sampled without replacement."""
-    found = add_at_rank(w, 0, w.size, least_of_d_rank(u0, d, w.size), sigma)
+def least_of_d(w, sigma, tau, u, params):
+    """LL(d): the least workload among ``d = params[0]`` servers sampled without replacement."""
+    found = add_at_rank(w, 0, w.size, least_of_d_rank(u[0], int(params[0]), w.size), sigma)
     drain(w, tau)
     return found
 
 
 @jit
-def envelope(w, sigma, tau, r):
+def envelope_rank(w, sigma, tau, r):
     """Monotone envelope ``Phi(w) = [R(w + sigma e_r) v R(w - w(1) e_1 + sigma e_1) - tau 1]^+``.
 
     ``r`` is the rank the underlying idle-first system joins when every server is busy
@@ -185,8 +144,27 @@ def envelope(w, sigma, tau, r):
 
 
 @jit
-def split(w, sigma, tau, p):
+def envelope(w, sigma, tau, u, params):
+    """The envelope with the user signature: ``params = [base code, p]`` (JpSW, JIQ or loss).
+
+    The rank joined when every server is busy is ``p`` for J_{p+1}SW, the random rank of
+    ``u[0]`` for JIQ and none for a loss system.
+    """
+    base = int(params[0])
+    if base == JPSW:
+        r = int(params[1])
+    elif base == JIQ:
+        r = random_rank(u[0], w.size)
+    else:  # LOSS
+        r = -1
+    return envelope_rank(w, sigma, tau, r)
+
+
+@jit
+def split(w, sigma, tau, u, params):
     """Exogenous-routing bound: ``w[:p]`` a p-server loss system, ``w[p:]`` JSW on S - p.
+
+    ``params[0] = p``.
 
     An arrival that finds an idle server in the loss block joins it; otherwise it overflows
     to the least loaded server of the JSW block. The loss block evolves independently of the
@@ -194,32 +172,13 @@ def split(w, sigma, tau, p):
     block the map is monotone in the JSW block.
     """
     s = w.size
+    p = int(params[0])
     if p > 0 and w[0] == 0.0:
         found = add_at_rank(w, 0, p, 0, sigma)
     else:
         found = add_at_rank(w, p, s, p, sigma)
     drain(w, tau)
     return found
-
-
-@jit
-def floyd_ranks(u, d, s, out):
-    """Write ``d`` distinct ranks of ``0 .. s-1`` into ``out[:d]`` by Floyd's algorithm.
-
-    ``u[q]`` is the uniform of step ``q``: candidate ``floor(u[q] (top + 1))`` with
-    ``top = s - d + q``, replaced by ``top`` when already chosen. Every ``d``-subset is equally
-    likely; the ranks do not depend on the workloads, which keeps the map monotone.
-    """
-    for q in range(d):
-        top = s - d + q
-        c = int(u[q] * (top + 1))
-        if c > top:
-            c = top
-        for p in range(q):
-            if out[p] == c:
-                c = top
-                break
-        out[q] = c
 
 
 @jit
@@ -233,7 +192,7 @@ def redundancy_class(params, u0):
 
 
 @jit
-def redundancy(w, tau, u, params):
+def redundancy(w, sigma, tau, u, params):
     """Cancel-on-completion redundancy (MATH.md §5); returns the response time ``T``.
 
     ``params = [frame, ncls, dmax, (d_j, k_j, cum_j) for each class]``; the row ``u`` is
@@ -261,14 +220,7 @@ def redundancy(w, tau, u, params):
         if done[q] < v:
             v = done[q]
         w[r] = v  # v >= x: workloads only grow
-    # re-sort: the changed values only grew, so insertion sort moves them right
-    for i in range(s - 2, -1, -1):
-        x = w[i]
-        m = i
-        while m + 1 < s and w[m + 1] < x:
-            w[m] = w[m + 1]
-            m += 1
-        w[m] = x
+    resort(w, 0, s)  # the changed values only grew, so insertion sort moves them right
     if frame < np.inf:  # truncation keeps the order
         for i in range(s):
             if w[i] > frame:
@@ -279,38 +231,23 @@ def redundancy(w, tau, u, params):
 
 @jit
 def apply_map(kind, params, w, sigma, tau, u):
-    """Apply the map ``kind`` with parameters ``params`` in place; see the module table."""
+    """Apply the built-in map ``kind`` with parameters ``params`` in place (module table)."""
     if kind == JSW:
-        return jsw(w, sigma, tau)
+        return jsw(w, sigma, tau, u, params)
     if kind == JPSW:
-        return jpsw(w, sigma, tau, int(params[0]))
+        return jpsw(w, sigma, tau, u, params)
     if kind == LOSS:
-        return loss(w, sigma, tau)
+        return loss(w, sigma, tau, u, params)
     if kind == RANDOM:
-        return random_routing(w, sigma, tau, u[0])
+        return random_routing(w, sigma, tau, u, params)
     if kind == JIQ:
-        return jiq(w, sigma, tau, u[0])
+        return jiq(w, sigma, tau, u, params)
     if kind == LEAST_OF_D:
-        return least_of_d(w, sigma, tau, u[0], int(params[0]))
+        return least_of_d(w, sigma, tau, u, params)
     if kind == ENVELOPE:
-        base = int(params[0])
-        if base == JPSW:
-            r = int(params[1])
-        elif base == JIQ:
-            r = random_rank(u[0], w.size)
-        else:  # LOSS
-            r = -1
-        return envelope(w, sigma, tau, r)
+        return envelope(w, sigma, tau, u, params)
     if kind == SPLIT:
-        return split(w, sigma, tau, int(params[0]))
+        return split(w, sigma, tau, u, params)
     if kind == REDUNDANCY:
-        return redundancy(w, tau, u, params)
+        return redundancy(w, sigma, tau, u, params)
     return np.nan
-
-
-@jit
-def step_once(kind, params, w, sigma, tau, u):
-    """Apply one map to a copy of ``w``; returns ``(new w, found)`` (for ``System.step``)."""
-    out = w.copy()
-    found = apply_map(kind, params, out, sigma, tau, u)
-    return out, found

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import maps
 from ._jit import jit
+from .codes import HeapPolicy, MapCode
 from .dists import Exponential, as_law
 from .systems import System, _check_int
 
@@ -219,9 +220,14 @@ class Redundancy(System):
 
     classes: tuple[JobClass, ...] = ()
     frame: float = np.inf
-    kind: ClassVar[int] = maps.REDUNDANCY
+    kind: ClassVar[int] = MapCode.REDUNDANCY
     monotone: ClassVar[bool] = True
     stability_family: ClassVar[str] = "redundancy"
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """The heap engine's redundancy rule (``O(d log n)`` per arrival)."""
+        return (HeapPolicy.REDUNDANCY, self.dmax)
 
     def load(self, input: Any) -> float | None:
         """``None``: the work a job brings depends on the state (cancellation).

@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import maps
+from . import _engine
+from .codes import HeapPolicy, MapCode
 
 __all__ = [
     "JIQ",
@@ -117,8 +118,39 @@ class System:
         """Whether arrivals can be lost (statistics then include ``p_loss``)."""
         return self.has_loss
 
+    @property
+    def kernels(self) -> Any:
+        """The compiled drivers that iterate this map (:mod:`recursions._engine` for built-ins).
+
+        A :class:`recursions.Map` returns drivers compiled for its own step function.
+        """
+        return _engine
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """``(policy, d)`` of the large-n event engine (:mod:`recursions.heap`), or ``None``.
+
+        ``d`` is the number of sampled servers (LL(d)) or the largest ``d`` (redundancy), else 0.
+        """
+        return None
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """Engines that run this system: ``"dense"`` (the sorted-vector kernel), ``"heap"``."""
+        return ("dense", "heap") if self.heap_policy is not None else ("dense",)
+
+    @property
+    def blocks(self) -> tuple[tuple[int, int], ...]:
+        """The separately sorted blocks ``(lo, hi)`` of the workload vector."""
+        return tuple(self._blocks())
+
+    @property
+    def capacity(self) -> float:
+        """Work the servers do per unit time when all are busy (``servers`` for unit speeds)."""
+        return float(self.servers)
+
     def load(self, input: Any) -> float | None:
-        """Work brought per unit time per server: ``rho = E[sigma] / (S E[tau])``.
+        """Work brought per unit of capacity: ``rho = E[sigma] / (S E[tau])``.
 
         Condition (3), ``rho < 1``, is necessary for every map in which each customer adds
         its service time to one server (it is not for loss systems, which drop work).
@@ -139,7 +171,7 @@ class System:
         >>> rc.JSW(2).load(rc.Poisson(1.5, rc.dists.Exponential(1.0)))
         0.75
         """
-        return float(input.mean_service / (self.servers * input.mean_interarrival))
+        return float(input.mean_service / (self.capacity * input.mean_interarrival))
 
     def check_input(self, input: Any) -> None:
         """Refuse an input this system cannot run on (called by simulate and BackwardDraws).
@@ -271,7 +303,7 @@ class System:
         s = _check_scalar(sigma, "sigma")
         t = _check_scalar(tau, "tau")
         uu = self._check_u(u)
-        out, _ = maps.step_once(self.kind, self.params, a, s, t, uu)
+        out, _ = self.kernels.step_once(int(self.kind), self.params, a, s, t, uu)
         return out
 
     def _check_u(self, u: Any) -> np.ndarray:
@@ -307,10 +339,15 @@ class JSW(System):
     array([1., 2., 3.])
     """
 
-    kind: ClassVar[int] = maps.JSW
+    kind: ClassVar[int] = MapCode.JSW
     monotone: ClassVar[bool] = True
     fcfs: ClassVar[bool] = True
     stability_family: ClassVar[str] = "load"
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """The heap engine's least-workload rule."""
+        return (HeapPolicy.JSW, 0)
 
 
 @dataclass(frozen=True)
@@ -335,7 +372,7 @@ class JpSW(System):
     """
 
     p: int = 0
-    kind: ClassVar[int] = maps.JPSW
+    kind: ClassVar[int] = MapCode.JPSW
 
     def __post_init__(self) -> None:
         s = _check_int(self.servers, "servers", 1)
@@ -360,6 +397,11 @@ class JpSW(System):
         """``"load"`` for ``p = 0`` (JSW), else ``"jpsw"`` (Theorem 1)."""
         return "load" if self.p == 0 else "jpsw"
 
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """``JpSW(S, 0)`` is JSW, which the heap engine runs."""
+        return (HeapPolicy.JSW, 0) if self.p == 0 else None
+
 
 @dataclass(frozen=True)
 class Loss(System):
@@ -382,7 +424,7 @@ class Loss(System):
     array([0.5, 1. ])
     """
 
-    kind: ClassVar[int] = maps.LOSS
+    kind: ClassVar[int] = MapCode.LOSS
     has_loss: ClassVar[bool] = True
     stability_family: ClassVar[str] = "loss"
 
@@ -403,10 +445,15 @@ class RandomRouting(System):
     array([0., 3.])
     """
 
-    kind: ClassVar[int] = maps.RANDOM
+    kind: ClassVar[int] = MapCode.RANDOM
     uniforms: ClassVar[int] = 1
     monotone: ClassVar[bool] = True
     stability_family: ClassVar[str] = "load"
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """The heap engine's uniform-server rule."""
+        return (HeapPolicy.RANDOM, 0)
 
 
 @dataclass(frozen=True)
@@ -433,7 +480,7 @@ class JIQ(System):
     """
 
     buffer: int | None = None
-    kind: ClassVar[int] = maps.JIQ
+    kind: ClassVar[int] = MapCode.JIQ
     uniforms: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -445,6 +492,16 @@ class JIQ(System):
     def stability_family(self) -> str:  # type: ignore[override]
         """``"bounded"`` with a buffer (at most ``b`` jobs per server), else ``"jiq"``."""
         return "jiq" if self.buffer is None else "bounded"
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """Idle server, else a uniform one; with a buffer JIQ is a queue-length system."""
+        return (HeapPolicy.JIQ, 0) if self.buffer is None else None
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """``("dense", "heap")``, or the queue-length engines with a buffer."""
+        return ("dense", "heap") if self.buffer is None else ("queues", "counts")
 
 
 @dataclass(frozen=True)
@@ -471,7 +528,7 @@ class LeastOfD(System):
     """
 
     d: int = 2
-    kind: ClassVar[int] = maps.LEAST_OF_D
+    kind: ClassVar[int] = MapCode.LEAST_OF_D
     uniforms: ClassVar[int] = 1
     monotone: ClassVar[bool] = True
 
@@ -482,6 +539,11 @@ class LeastOfD(System):
 
     def _params(self) -> np.ndarray:
         return np.array([float(self.d), 0.0])
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """The heap engine's least-of-d rule (``d`` uniforms, Floyd's algorithm)."""
+        return (HeapPolicy.LEAST_OF_D, self.d)
 
 
 @dataclass(frozen=True, init=False)
@@ -526,18 +588,18 @@ class Envelope(System):
     def _params(self) -> np.ndarray:
         sys_ = self.system
         if isinstance(sys_, JpSW):
-            return np.array([float(maps.JPSW), float(sys_.p)])
+            return np.array([float(MapCode.JPSW), float(sys_.p)])
         if isinstance(sys_, JIQ):
-            return np.array([float(maps.JIQ), 0.0])
+            return np.array([float(MapCode.JIQ), 0.0])
         if isinstance(sys_, Loss):
-            return np.array([float(maps.LOSS), 0.0])
+            return np.array([float(MapCode.LOSS), 0.0])
         return sys_.params
 
     # the kernel, uniforms and loss flag follow the bounded system
     @property
     def kind(self) -> int:  # type: ignore[override]
         """Kernel code: the envelope's, or the wrapped monotone system's own."""
-        return self.system.kind if self._passthrough else maps.ENVELOPE
+        return self.system.kind if self._passthrough else MapCode.ENVELOPE
 
     @property
     def uniforms(self) -> int:  # type: ignore[override]
@@ -558,6 +620,16 @@ class Envelope(System):
     def stability_family(self) -> str:  # type: ignore[override]
         """As the bounded system when passed through, else ``"generic"``."""
         return self.system.stability_family if self._passthrough else "generic"
+
+    @property
+    def heap_policy(self) -> tuple[HeapPolicy, int] | None:
+        """As the bounded system when passed through (a monotone map is its own envelope)."""
+        return self.system.heap_policy if self._passthrough else None
+
+    @property
+    def kernels(self) -> Any:
+        """As the bounded system when passed through."""
+        return self.system.kernels if self._passthrough else _engine
 
     @property
     def split(self) -> int:
@@ -596,7 +668,7 @@ class SplitBound(System):
     """
 
     p: int = 0
-    kind: ClassVar[int] = maps.SPLIT
+    kind: ClassVar[int] = MapCode.SPLIT
     monotone: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

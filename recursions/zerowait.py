@@ -37,20 +37,19 @@ import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ._jit import jit
 from ._rng import as_seed_sequence, forward_generator
+from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Erlang, Exponential, Law
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
+from .result import SimulationResult
 from .systems import JIQ
-
-if TYPE_CHECKING:  # simulate.py imports this module; import its result type lazily at run time
-    from .simulate import SimulationResult
 
 __all__ = [
     "I1F",
@@ -62,7 +61,7 @@ __all__ = [
 ]
 
 # policy codes understood by the kernels
-_JSQ, _JIQ, _I1F, _POD = 0, 1, 2, 3
+_JSQ, _JIQ, _I1F, _POD = (int(c) for c in QueueCode)
 # measurement modes
 _STEPS, _TIME = 0, 1
 # kernel return codes
@@ -105,6 +104,7 @@ class QueuePolicy:
     servers: int
     buffer: int | None
     _code: int = -1
+    engines: ClassVar[tuple[str, ...]] = ("queues", "counts")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
@@ -840,8 +840,6 @@ def simulate_queues(
     >>> res.engine, 0.0 < res.p_wait.value < 0.5, round(float(res.phase_busy.value.sum()), 1)
     ('counts', True, 0.8)
     """
-    from .simulate import SimulationResult
-
     code, n, b, d = _policy(system)
     if not isinstance(input, Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 import coupling as cp
 import recursions as rc
 from recursions import heap as hp
-from recursions import maps
 from recursions.redundancy import JobClass, Redundancy, free_system_work
 from tests import naive
 from tests.strategies import sorted_vectors
@@ -29,7 +28,7 @@ def test_paper_worked_example():
     # get sizes 4, 7, 3 -- the paper's (workload, size) pairs (5, 7), (3, 4), (6, 3)
     u = np.array([0.0, 0.0, 0.99, 0.99, 4.0, 7.0, 3.0])
     w = np.array([3.0, 5.0, 6.0])
-    out, t = maps.step_once(sys3.kind, sys3.params, w, 0.0, 0.0, u)
+    out, t = sys3.kernels.step_once(sys3.kind, sys3.params, w, 0.0, 0.0, u)
     assert t == 9.0
     assert out.tolist() == [7.0, 9.0, 9.0]
     assert naive.redundancy(w, 0.0, u, [(3, 2, 1.0)], np.inf) == ([7.0, 9.0, 9.0], 9.0)
@@ -54,7 +53,8 @@ def test_kernel_equals_naive(system, data, tau, seed):
     name, params = naive.describe(system)
     want, t = naive.apply(name, params, w, 0.0, tau, u)
     np.testing.assert_array_equal(got, want)
-    _, t2 = maps.step_once(system.kind, system.params, np.array(w, dtype=float), 0.0, tau, u)
+    _, t2 = system.kernels.step_once(system.kind, system.params, np.array(w, dtype=float), 0.0,
+                                     tau, u)
     assert t2 == t
 
 

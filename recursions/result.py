@@ -1,0 +1,199 @@
+"""The result of a forward simulation: :class:`SimulationResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import diagnostics as dg
+from .estimate import Estimate, ratio_estimate
+
+__all__ = ["SimulationResult"]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Statistics of a forward simulation, seen by arriving customers.
+
+    Attributes
+    ----------
+    system, input : str
+        Descriptions of what was simulated.
+    steps, warmup, replications : int
+        Arrivals measured per replication, discarded warm-up arrivals, replications.
+    p_wait : Estimate or None
+        Fraction of arrivals that join a server with positive workload (the FCFS probability of
+        waiting under JSW). ``None`` for loss systems.
+    mean_wait : Estimate or None
+        Mean workload found at the joined server (the FCFS mean wait under JSW). ``None`` for
+        loss systems.
+    mean_workload : Estimate
+        Mean total workload ``sum_i W(i)`` seen by an arrival.
+    busy_fraction : Estimate
+        Mean fraction of servers with positive workload, seen by an arrival.
+    p_loss : Estimate or None
+        Fraction of arrivals lost (loss systems only).
+    p_block : Estimate or None
+        Blocking probability (buffered systems; ``None`` here).
+    overflow_work : Estimate or None
+        Mean service time brought by lost customers per arrival, ``E[sigma 1{lost}]`` (loss
+        systems only): the work a loss system overflows, as in condition (8) of MATH.md §2.
+    p_all_busy : Estimate or None
+        Fraction of arrivals that find no idle server.
+    mean_jobs : Estimate or None
+        Mean number of jobs per server, ``E[sum_i S_i]`` (queue-length systems).
+    phase_busy : Estimate or None
+        Fraction of servers busy with a job in each Coxian phase, ``S_{1,m}`` (array over
+        phases; queue-length systems with Coxian service).
+    mean_response : Estimate or None
+        Mean response time ``T`` of a job (:class:`~recursions.redundancy.Redundancy`, whose
+        ``p_wait`` and ``mean_wait`` are ``None``; its load ``P(W > 0)`` is ``busy_fraction``).
+    sup_error : Estimate or None
+        ``max_w |x_w - x*_w|`` over the grid when a reference profile was given.
+    engine : str
+        Which engine ran: ``"dense"`` (sorted-vector kernel), ``"heap"`` (absolute empty
+        times), ``"queues"`` (per-server queues) or ``"counts"`` (aggregated Coxian chain).
+    batch_check : recursions.diagnostics.BatchCheck or None
+        Trend and lag-1 autocorrelation of the batch means of the total workload (of the
+        number of jobs, for queue-length systems); when either is flagged, ``simulate`` warned
+        with :class:`~recursions.SimulationWarning`. ``None`` when it could not be computed
+        (fewer than 3 batches per replication).
+    grid : numpy.ndarray
+        Workload levels at which the profile was accumulated.
+    final_state : numpy.ndarray
+        Workload vectors after the last arrival, shape ``(replications, servers)``.
+    path : numpy.ndarray or None
+        States seen by each measured arrival, shape ``(replications, steps, servers)``, when
+        ``record=True``.
+    """
+
+    system: str
+    input: str
+    steps: int
+    warmup: int
+    replications: int
+    p_wait: Estimate | None
+    mean_wait: Estimate | None
+    mean_workload: Estimate
+    busy_fraction: Estimate
+    p_loss: Estimate | None
+    p_block: Estimate | None
+    overflow_work: Estimate | None
+    grid: np.ndarray
+    final_state: np.ndarray
+    path: np.ndarray | None = None
+    p_all_busy: Estimate | None = None
+    mean_jobs: Estimate | None = None
+    phase_busy: Estimate | None = None
+    sup_error: Estimate | None = None
+    mean_response: Estimate | None = None
+    engine: str = "dense"
+    batch_check: dg.BatchCheck | None = None
+    _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _fprof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _fden: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+
+    def profile(self, w: Any) -> Estimate:
+        """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.
+
+        Exact (up to Monte Carlo error) at the points of :attr:`grid`, linearly interpolated
+        between them.
+
+        Parameters
+        ----------
+        w : float or array_like
+            Workload levels within ``[grid[0], grid[-1]]``.
+
+        Returns
+        -------
+        Estimate
+            With array ``value`` and ``se`` of the shape of ``w``.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)),
+        ...                   steps=20_000, rng=1, grid=[0.0, 1.0])
+        >>> x = res.profile([0.0, 1.0])
+        >>> bool(x.value[0] > x.value[1])
+        True
+        """
+        return self._on_grid(w, self._prof, self._den, "profile")
+
+    def wait_sf(self, t: Any) -> Estimate:
+        """``P(found > t)``: the tail of what arriving customers found at the server joined.
+
+        Under JSW this is the FCFS waiting-time tail ``P(W > t)``; under
+        :class:`~recursions.Redundancy` it is the response-time tail ``P(R > t)`` (also
+        available as :meth:`response_sf`). Lost customers are left out. Exact at the levels of
+        :attr:`grid`, interpolated between them.
+
+        Parameters
+        ----------
+        t : float or array_like
+            Levels within ``[grid[0], grid[-1]]``.
+
+        Returns
+        -------
+        Estimate
+            With array ``value`` and ``se`` of the shape of ``t``.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=50_000, rng=1, grid=[0.0, 1.0])
+        >>> bool(abs(res.wait_sf(0.0).value - 0.5) < 0.05)   # M/M/1: P(W > 0) = rho
+        True
+        """
+        if self._fprof is None:
+            raise ValueError("this result carries no histogram of what customers found")
+        return self._on_grid(t, self._fprof, self._fden, "wait_sf")
+
+    def response_sf(self, t: Any) -> Estimate:
+        """Response-time tail ``P(R > t)`` of redundancy systems (same as :meth:`wait_sf`)."""
+        return self.wait_sf(t)
+
+    def _on_grid(self, w: Any, counts: np.ndarray, den_batches: np.ndarray,
+                 what: str) -> Estimate:
+        w = np.asarray(w, dtype=np.float64)
+        flat = np.atleast_1d(w).ravel()
+        g = self.grid
+        if g.size == 0:
+            raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
+        if what == "profile":
+            _check_profile_samples(den_batches, self.replications, self.final_state.shape[-1])
+        if np.any(~np.isfinite(flat)) or np.any(flat < g[0]) or np.any(flat > g[-1]):
+            raise ValueError(f"levels must lie within the grid [{g[0]}, {g[-1]}]; pass grid=...")
+        # interpolation weights, shape (len(w), G)
+        m = np.zeros((flat.size, g.size))
+        for i, x in enumerate(flat):
+            j = int(np.searchsorted(g, x, side="right")) - 1
+            j = min(max(j, 0), g.size - 1)
+            if j == g.size - 1 or g[j] == x:
+                m[i, j] = 1.0
+            else:
+                a = (x - g[j]) / (g[j + 1] - g[j])
+                m[i, j] = 1.0 - a
+                m[i, j + 1] = a
+        num = counts.reshape(-1, g.size) @ m.T
+        den = den_batches.ravel()
+        ests = [ratio_estimate(num[:, i], den) for i in range(flat.size)]
+        value = np.array([e.value for e in ests]).reshape(w.shape)
+        se = np.array([e.se for e in ests]).reshape(w.shape)
+        return Estimate(value, se)
+
+
+def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: int) -> None:
+    """Refuse a profile from fewer than 2 snapshots per replication."""
+    per_rep = np.asarray(den_batches, dtype=np.float64).reshape(replications, -1).sum(axis=1)
+    fewest = round(float(per_rep.min()) / max(servers, 1))
+    if fewest < 2:
+        raise ValueError(f"the profile holds {fewest} snapshot(s) of the workload vector per "
+                         "replication (one at every profile_every-th measured arrival, "
+                         "default: every S-th), too few for an estimate: simulate more steps "
+                         "than profile_every, or pass a smaller profile_every= (e.g. "
+                         "profile_every=1)")

@@ -1,0 +1,448 @@
+"""Your own map, first class: :class:`Map` wraps a step function into a system.
+
+A step function has the signature of every built-in kernel (:mod:`recursions.maps`)::
+
+    @numba.njit(cache=True)
+    def step(w, sigma, tau, u, params):  # w: sorted float64 vector, changed in place
+        ...                              # u: row of uniforms in [0, 1); params: float64 array
+        return found                     # workload found where the customer joined, or rc.LOST
+
+and ``rc.Map(step, servers=4, uniforms=1, params=[2.0], name="...")`` is accepted wherever a
+system is. The helpers of :mod:`recursions.vectors` (add at a rank and restore the order,
+drain, ranks of uniforms) make a step a few lines.
+
+How it runs: the drivers of :mod:`recursions._engine` (forward runs with every statistic,
+Loynes windows, batches of single steps, coupling) reach a map only through
+``apply_map(kind, params, w, sigma, tau, u)``. For a ``Map`` that module's source is compiled
+again with ``apply_map`` calling the user's step, so a user's JSW runs the very drivers of the
+built-in one. When the step is a module-level function whose source can be read, the
+generated drivers are written to a file named by a hash of both sources
+(``$QUEUE_RECURSIONS_CACHE``, default ``~/.cache/queue-recursions``) and compiled with
+numba's on-disk cache, so later processes load them; a changed step gets a new file. Steps
+defined in a closure are compiled without the cache. A plain Python step runs the same
+drivers as plain Python: correct, and slow (a :class:`SlowMapWarning` says so, once).
+
+The first time a map's drivers are needed, a contract check runs on a short random sample
+(:meth:`Map.check_contract`): a step that leaves ``w`` unsorted, negative or non-finite,
+returns NaN, or reads more uniforms than declared is refused with a :class:`MapContractError`
+naming the map and the input that broke it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import itertools
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from . import _engine
+from ._jit import JIT_OPTIONS
+from ._jit import jit as _project_jit
+from .codes import LOST, MapCode
+from .systems import System, _check_int
+
+__all__ = ["Map", "MapContractError", "SlowMapWarning"]
+
+
+class MapContractError(ValueError):
+    """A step function broke the contract of a map (see :class:`Map`)."""
+
+
+class SlowMapWarning(UserWarning):
+    """A :class:`Map` with a plain Python step runs as plain Python (about 100x slower)."""
+
+
+def _cache_root() -> Path:
+    env = os.environ.get("QUEUE_RECURSIONS_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "queue-recursions"
+
+
+def _is_dispatcher(step: Any) -> bool:
+    return hasattr(step, "py_func") and hasattr(step, "signatures")
+
+
+def _python_jit(fn: Any = None, **_: Any) -> Any:
+    """Stand-in for the project's ``jit`` that leaves functions as plain Python."""
+    return (lambda f: f) if fn is None else fn
+
+
+def _uncached_jit(fn: Any = None, *, parallel: bool = False) -> Any:
+    import numba
+
+    options = dict(JIT_OPTIONS, cache=False, parallel=parallel)
+    return numba.njit(**options) if fn is None else numba.njit(**options)(fn)
+
+
+_ENGINE_IMPORTS = ("from ._jit import jit\n", "from .maps import apply_map\n")
+_USER_APPLY = '''
+
+@jit
+def apply_map(kind, params, w, sigma, tau, u):
+    """The user's step, in the drivers' calling convention."""
+    return _user_step(w, sigma, tau, u, params)
+'''
+
+
+def _driver_source() -> str:
+    src = inspect.getsource(_engine)
+    for line in _ENGINE_IMPORTS:
+        if line not in src:  # pragma: no cover - guards the template against edits
+            raise RuntimeError(f"recursions._engine no longer has the line {line!r}")
+        src = src.replace(line, "")
+    return src + _USER_APPLY
+
+
+def _cache_key(step: Any) -> str | None:
+    """Hash naming the generated drivers, or ``None`` when the step cannot be cached."""
+    py = step.py_func
+    if py.__closure__ is not None or "<" in py.__qualname__:
+        return None
+    try:
+        user_src = inspect.getsource(py)
+    except (OSError, TypeError):
+        return None
+    import numba
+
+    h = hashlib.sha256()
+    for part in (_driver_source(), user_src, py.__module__, py.__qualname__,
+                 numba.__version__, repr(sorted(JIT_OPTIONS.items()))):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _load(step: Any, source: str, key: str | None, jit: Any) -> Any:
+    """Execute the driver source with ``_user_step`` and ``jit`` bound; return the module."""
+    import types
+
+    if key is not None:
+        try:
+            folder = _cache_root()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"user_drivers_{key}.py"
+            if not path.exists():
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(source)
+                os.replace(tmp, path)
+            name = f"recursions._user_drivers_{key}"
+            spec = importlib.util.spec_from_file_location(name, path)
+            assert spec is not None and spec.loader is not None
+            mod = importlib.util.module_from_spec(spec)
+            mod.__dict__.update(_user_step=step, jit=jit)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+            return mod
+        except OSError:  # no writable cache folder: compile without the on-disk cache
+            jit = _uncached_jit
+    mod = types.ModuleType("recursions._user_drivers")
+    mod.__dict__.update(_user_step=step, jit=jit)
+    exec(compile(source, "<recursions user-map drivers>", "exec"), mod.__dict__)
+    return mod
+
+
+_DRIVERS: dict[int, tuple[Any, Any, str]] = {}
+_WARNED: set[int] = set()
+
+
+def compiled_drivers(step: Callable[..., Any]) -> tuple[Any, str]:
+    """The drivers of :mod:`recursions._engine` compiled for ``step``, and how they were built.
+
+    Parameters
+    ----------
+    step : callable
+        A numba-compiled (``@njit``) step function, or a plain Python one.
+
+    Returns
+    -------
+    module, str
+        The drivers (``run_chunk``, ``run_path``, ``apply_rows``, ``step_once``,
+        ``couple_chunk``), and ``"cached"``, ``"uncached"`` or ``"python"``.
+    """
+    hit = _DRIVERS.get(id(step))
+    if hit is not None and hit[0] is step:
+        return hit[1], hit[2]
+    source = _driver_source()
+    if _is_dispatcher(step):
+        key = _cache_key(step)
+        how = "cached" if key is not None else "uncached"
+        mod = _load(step, source, key, _project_jit if key is not None else _uncached_jit)
+    else:
+        how = "python"
+        mod = _load(step, source, None, _python_jit)
+    _DRIVERS[id(step)] = (step, mod, how)
+    return mod, how
+
+
+def _warm(mod: Any, S: int, m: int, params: np.ndarray) -> None:
+    """Compile every driver once, with the argument types the library passes."""
+    W = np.zeros((1, S))
+    sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
+    acc = np.zeros((1, 1, _engine.N_STATS))
+    hist = np.zeros((1, 1, 1))
+    mod.run_chunk(0, params, W, sig, tau, U, False, 0, 1, 1, np.zeros(0), 0.0, 1, acc, hist,
+                  _engine.empty_path())
+    mod.run_path(0, params, np.zeros(S), sig[0], tau[0], U[0])
+    mod.step_once(0, params, np.zeros(S), 0.0, 0.0, np.zeros(max(m, 1)))
+    mod.apply_rows(0, params, np.zeros((1, S)), np.zeros(1), np.zeros(1), np.zeros((1, m)),
+                   np.zeros(1))
+    mod.couple_chunk(0, params, np.zeros(S), np.zeros(S), sig[0], tau[0], U[0])
+
+
+@dataclass(frozen=True, init=False, eq=False)
+class Map(System):
+    """A system given by your own step function.
+
+    Parameters
+    ----------
+    step : callable
+        ``step(w, sigma, tau, u, params) -> found``: apply the map in place to the sorted
+        float64 vector ``w`` for a customer with service time ``sigma`` followed by ``tau``
+        time units, with ``u`` a row of ``uniforms`` uniforms in ``[0, 1)`` and ``params``
+        a float64 array; return the workload found at the server joined (``>= 0``), or
+        ``rc.LOST`` (``-1.0``) for a lost customer. Decorate it with ``@numba.njit`` (a plain
+        Python function works too, slowly).
+    servers : int
+        Length ``S`` of the workload vector.
+    uniforms : int, default 0
+        Uniforms the step reads per arrival.
+    params : sequence of float, default ()
+        Parameters passed to the step as a float64 array.
+    name : str, optional
+        For messages and reports (default: the step's name).
+    monotone : bool, default False
+        Declared monotonicity (``cp.check_monotone`` tests it); Loynes' theorem and the
+        sandwich of ``cp.perfect_sample`` rely on it.
+    blocks : sequence of int, optional
+        Sizes of separately sorted consecutive blocks (summing to ``servers``); default one
+        block.
+    loss : bool, default False
+        Whether customers can be lost (then condition (3) is not a necessary condition).
+    capacity : float, optional
+        Work the servers do per unit time when all are busy (default ``servers``): the
+        load is ``E[sigma] / (capacity E[tau])``.
+    check : bool, default True
+        Run the contract check on a short sample the first time the drivers are needed.
+
+    Examples
+    --------
+    >>> import numba, recursions as rc
+    >>> from recursions.vectors import add_at_rank, drain
+    >>> @numba.njit
+    ... def second_least_if_busy(w, sigma, tau, u, params):
+    ...     r = 0 if w[0] <= params[0] else 1   # least workload if below a threshold
+    ...     found = add_at_rank(w, 0, w.size, r, sigma)
+    ...     drain(w, tau)
+    ...     return found
+    >>> m = rc.Map(second_least_if_busy, servers=3, params=[2.0], name="threshold")
+    >>> m.step([0.0, 1.0, 5.0], sigma=3.0, tau=1.0).tolist()
+    [0.0, 2.0, 4.0]
+    """
+
+    step_function: Any = None
+    name: str = ""
+    kind: ClassVar[int] = MapCode.USER
+    _uniforms: int = 0
+    _monotone: bool = False
+    _loss: bool = False
+    _block_sizes: tuple[int, ...] = ()
+    _capacity: float = 0.0
+    _check: bool = True
+
+    def __init__(self, step: Callable[..., Any], servers: int, *, uniforms: int = 0,
+                 params: Sequence[float] = (), name: str | None = None,
+                 monotone: bool = False, blocks: Sequence[int] | None = None,
+                 loss: bool = False, capacity: float | None = None,
+                 check: bool = True) -> None:
+        if not callable(step):
+            raise TypeError(f"step must be a function step(w, sigma, tau, u, params), got "
+                            f"{type(step).__name__}")
+        S = _check_int(servers, "servers", 1)
+        m = _check_int(uniforms, "uniforms", 0)
+        p = np.array(params, dtype=np.float64).ravel()
+        if not np.all(np.isfinite(p)):
+            raise ValueError(f"params must be finite numbers, got {p.tolist()}")
+        sizes = (S,) if blocks is None else tuple(_check_int(b, "blocks", 1) for b in blocks)
+        if sum(sizes) != S:
+            raise ValueError(f"blocks must sum to servers={S}, got {list(sizes)}")
+        cap = float(S if capacity is None else capacity)
+        if not (math.isfinite(cap) and cap > 0):
+            raise ValueError(f"capacity must be a finite number > 0, got {capacity!r}")
+        label = name if name is not None else getattr(step, "__name__", "map")
+        for k, v in (("step_function", step), ("servers", S), ("name", str(label)),
+                     ("_uniforms", m), ("_monotone", bool(monotone)), ("_loss", bool(loss)),
+                     ("_block_sizes", sizes), ("_capacity", cap), ("_check", bool(check)),
+                     ("params", p)):
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "_kernels", None)
+
+    # -- declared capabilities --------------------------------------------------------
+    @property
+    def uniforms(self) -> int:  # type: ignore[override]
+        """Uniforms the step reads per arrival."""
+        return self._uniforms
+
+    @property
+    def monotone(self) -> bool:  # type: ignore[override]
+        """The declared monotonicity."""
+        return self._monotone
+
+    @property
+    def has_loss(self) -> bool:  # type: ignore[override]
+        """Whether customers can be lost."""
+        return self._loss
+
+    @property
+    def capacity(self) -> float:
+        """Work done per unit time with every server busy."""
+        return self._capacity
+
+    def _blocks(self) -> list[tuple[int, int]]:
+        edges = [0, *np.cumsum(self._block_sizes).tolist()]
+        return [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+
+    def _block_note(self) -> str:
+        return "" if len(self._block_sizes) == 1 else f" within each block {self._blocks()}"
+
+    def __repr__(self) -> str:
+        return f"Map({self.name!r}, servers={self.servers})"
+
+    # -- the compiled drivers -----------------------------------------------------------
+    @property
+    def kernels(self) -> Any:
+        """The drivers compiled for this step (checked and compiled on first use)."""
+        cached = self.__dict__.get("_kernels")
+        if cached is not None:
+            return cached
+        if self._check:
+            self.check_contract(samples=200)
+        t0 = time.perf_counter()
+        mod, how = compiled_drivers(self.step_function)
+        first = id(self.step_function) not in _WARNED
+        if how == "python" and first:
+            warnings.warn(f"rc.Map {self.name!r}: the step is a plain Python function, so "
+                          "every driver runs as plain Python (about 100x slower); decorate "
+                          "it with @numba.njit", SlowMapWarning, stacklevel=3)
+        if how != "python" and first:
+            _warm(mod, self.servers, self.uniforms, self.params)
+            note = {"cached": "numba caches them for later processes",
+                    "uncached": "not cached: the step is a closure or has no source"}[how]
+            print(f"rc.Map {self.name!r}: drivers ready in {time.perf_counter() - t0:.1f} s "
+                  f"({note})", file=sys.stderr)
+        _WARNED.add(id(self.step_function))
+        object.__setattr__(self, "_kernels", mod)
+        return mod
+
+    # -- the contract -------------------------------------------------------------------
+    def check_contract(self, samples: int = 2000, rng: Any = 0) -> int:
+        """Run the step on random valid inputs and refuse it if it breaks the contract.
+
+        The inputs mix empty servers, ties, tiny gaps and large workloads, ``sigma`` and
+        ``tau`` equal to 0, and uniforms near 0 and 1. After each step, ``w`` must be finite,
+        non-negative and sorted (in each block) and the result finite and ``>= 0`` or
+        ``rc.LOST``; the step is run twice with different values *beyond* the declared
+        uniforms, and a different result means it reads more than it declared.
+
+        Parameters
+        ----------
+        samples : int, default 2000
+            Random cases.
+        rng : int or Generator, default 0
+            Seed.
+
+        Returns
+        -------
+        int
+            The number of cases checked.
+
+        Raises
+        ------
+        MapContractError
+            Naming the map, the input and what went wrong.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.Map(rc.maps.jsw, servers=3).check_contract(samples=100)
+        100
+        """
+        gen = np.random.default_rng(rng)
+        S, m = self.servers, self.uniforms
+        blocks = self._blocks()
+        for _ in range(_check_int(samples, "samples", 1)):
+            w, sigma, tau, u = self._random_case(gen, S, m, blocks)
+            outs = [self._run_one(w, sigma, tau, u, pad) for pad in (0.0, 1.0 - 2**-20)]
+            (w1, f1), (w2, f2) = outs
+            case = (f"w={w.tolist()}, sigma={sigma!r}, tau={tau!r}, u={u.tolist()}, "
+                    f"params={self.params.tolist()}")
+            if not (np.array_equal(w1, w2) and (f1 == f2 or (math.isnan(f1) and
+                                                             math.isnan(f2)))):
+                raise MapContractError(
+                    f"rc.Map {self.name!r} reads more than uniforms={m} uniform(s): values "
+                    f"beyond u[{m - 1 if m else 0}] changed its result, at {case}")
+            self._check_result(w1, f1, case, blocks)
+        return int(samples)
+
+    @staticmethod
+    def _random_case(gen: np.random.Generator, S: int, m: int,
+                     blocks: list[tuple[int, int]]) -> tuple[np.ndarray, float, float,
+                                                            np.ndarray]:
+        scale = float(gen.choice([1e-9, 1.0, 10.0, 1e3]))
+        w = gen.exponential(scale, S)
+        w[gen.random(S) < 0.3] = 0.0
+        if S > 1 and gen.random() < 0.3:  # ties
+            w[gen.integers(0, S)] = w[gen.integers(0, S)]
+        for lo, hi in blocks:
+            w[lo:hi] = np.sort(w[lo:hi])
+        sigma = float(gen.choice([0.0, gen.exponential(1.0), gen.exponential(10.0)]))
+        tau = float(gen.choice([0.0, gen.exponential(0.5), gen.exponential(20.0)]))
+        u = gen.random(m)
+        if m and gen.random() < 0.2:
+            u[gen.integers(0, m)] = gen.choice([0.0, 1.0 - 2**-40])
+        return w, sigma, tau, u
+
+    def _run_one(self, w: np.ndarray, sigma: float, tau: float, u: np.ndarray,
+                 pad: float) -> tuple[np.ndarray, float]:
+        buf = np.full(self.uniforms + 8, pad)
+        buf[: self.uniforms] = u
+        view = buf[: self.uniforms]  # reading beyond the declared uniforms reads `pad`
+        out = w.copy()
+        try:
+            found = self.step_function(out, sigma, tau, view, self.params)
+        except Exception as exc:
+            raise MapContractError(
+                f"rc.Map {self.name!r} raised {type(exc).__name__}: {exc} at w={w.tolist()}, "
+                f"sigma={sigma!r}, tau={tau!r}, u={u.tolist()} (an IndexError on u means it "
+                f"reads more than uniforms={self.uniforms})") from exc
+        try:
+            return out, float(found)
+        except (TypeError, ValueError):
+            raise MapContractError(f"rc.Map {self.name!r} returned {found!r}, not a number "
+                                   "(the workload found, or rc.LOST)") from None
+
+    def _check_result(self, w: np.ndarray, found: float, case: str,
+                      blocks: list[tuple[int, int]]) -> None:
+        what = None
+        if not np.all(np.isfinite(w)):
+            what = "left w non-finite"
+        elif np.any(w < 0):
+            what = "left w negative"
+        elif any(np.any(np.diff(w[lo:hi]) < 0) for lo, hi in blocks):
+            what = "left w unsorted" + self._block_note()
+        elif math.isnan(found):
+            what = "returned NaN"
+        elif not (found >= 0 or found == LOST) or math.isinf(found):
+            what = f"returned {found!r}: the workload found must be finite and >= 0, or rc.LOST"
+        if what is not None:
+            raise MapContractError(f"rc.Map {self.name!r} {what}: at {case} it gave "
+                                   f"w={w.tolist()}, found={found!r}")
