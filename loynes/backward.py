@@ -139,7 +139,7 @@ def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
 def _drift_and_variance(system: rc.System, input: rc.Input,
                         draws: rc.BackwardDraws) -> tuple[float, float]:
     """``mu = S E[tau] - E[sigma]`` and the asymptotic variance of ``sigma - S tau``."""
-    S = system.servers
+    S = system.capacity  # S for unit-speed servers
     mu = S * input.mean_interarrival - input.mean_service
     if isinstance(input, rc.Renewal):
         return mu, float(input.service.var + S * S * input.interarrival.var)

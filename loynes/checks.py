@@ -131,11 +131,11 @@ def _random_renewal(inp: rc.Input) -> bool:
 # -- shared pieces ------------------------------------------------------------------------
 def condition_3(chk: Check, role: str = "necessary") -> Condition:
     """Condition (3), ``E[sigma] < S E[tau]``, as a condition of the check."""
-    S, es, et = chk.system.servers, chk.input.mean_service, chk.input.mean_interarrival
+    S, es, et = chk.system.capacity, chk.input.mean_service, chk.input.mean_interarrival
     rho = es / (S * et)
     c3 = Condition("(3)", "E[sigma] < S E[tau]: the work brought per unit time is below the "
                    "S servers' capacity", role, rho, 0.0, bool(rho < 1),
-                   f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S}")
+                   f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S:g}")
     chk.conditions.append(c3)
     chk.evidence["load per server"] = rho
     if isinstance(chk.input, rc.Periodic):
