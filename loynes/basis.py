@@ -85,8 +85,10 @@ class Basis:
         return not math.isnan(self.error)
 
     def __str__(self) -> str:
+        if self.kind == "none":
+            return "nothing decided"
         if math.isnan(self.error):
-            err = "error not controlled" if self.kind != "none" else "nothing decided"
+            err = "error not controlled"
         else:
             err = "exact" if self.error == 0 else f"error <= {self.error:.3g}"
         return f"{self.kind} {self.name} ({err})"
