@@ -25,6 +25,8 @@ import numpy as np
 from recursions._rng import as_seed_sequence
 from recursions.systems import System
 
+from ._layout import layout, refines
+
 __all__ = [
     "Counterexample",
     "DominanceReport",
@@ -277,11 +279,10 @@ def _innovations(gen: np.random.Generator, u: np.ndarray, v: np.ndarray,
     return sig, tau, uni
 
 
-def _fixed_cases(s: int, split: int, m: int) -> tuple[np.ndarray, ...]:
-    """The worked examples of MATH.md, extended to ``s`` servers (the JSW block of a split)."""
-    f = s - split
+def _pattern_rows(f: int) -> list[tuple[np.ndarray, np.ndarray, float, float, float]]:
+    """The worked examples of MATH.md on one block of ``f`` coordinates."""
     ones = np.ones(f)
-    rows = [
+    return [
         # J_{p+1}SW, MATH.md §2: (0, 1) vs (0.001, 1), sigma 5, tau 0
         (np.r_[0.0, ones[1:]], np.r_[0.001, ones[1:]], 5.0, 0.0, 0.5),
         # JIQ, MATH.md §3: (0, 10) vs (1, 10), sigma 5, tau 0, u >= 1/2
@@ -291,6 +292,24 @@ def _fixed_cases(s: int, split: int, m: int) -> tuple[np.ndarray, ...]:
         (np.r_[0.0, ones[1:]], np.r_[1e-9, ones[1:]], 5.0, 0.0, 0.0),
         (np.zeros(f), np.zeros(f), 0.0, 0.0, 0.0),
     ]
+
+
+def _fixed_cases(s: int, split: int, m: int,
+                 blocks: tuple[tuple[int, int], ...] | None = None) -> tuple[np.ndarray, ...]:
+    """The worked examples of MATH.md, extended to ``s`` servers (the JSW block of a split).
+
+    The examples span the whole free part ``w[split:]`` (sorted, so valid in any block
+    layout). With several free ``blocks`` they are also laid out within every block at once
+    (``u`` = the pattern's ``u`` in each block); the caller keeps the rows that are valid
+    states of the systems checked.
+    """
+    f = s - split
+    rows = _pattern_rows(f)
+    if blocks is not None and len(blocks) > 1:
+        per = [_pattern_rows(hi - lo) for lo, hi in blocks]
+        for j in range(len(rows)):
+            rows.append((np.concatenate([b[j][0] for b in per]),
+                         np.concatenate([b[j][1] for b in per]), *rows[j][2:]))
     u = np.array([r[0] for r in rows])
     v = np.array([r[1] for r in rows])
     sig = np.array([r[2] for r in rows])
@@ -303,9 +322,51 @@ def _fixed_cases(s: int, split: int, m: int) -> tuple[np.ndarray, ...]:
     return u, v, sig, tau, uni
 
 
-def _cases(gen: np.random.Generator, n: int, s: int, split: int,
-           m: int) -> tuple[np.ndarray, ...]:
-    u, v = _free_pairs(gen, n, s - split)
+def _run_max(x: np.ndarray, blocks: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Running maximum within each block (the least vector above ``x`` sorted in each)."""
+    out = x.copy()
+    for lo, hi in blocks:
+        out[:, lo:hi] = np.maximum.accumulate(out[:, lo:hi], axis=1)
+    return out
+
+
+def _block_pairs(gen: np.random.Generator, n: int, blocks: tuple[tuple[int, int], ...]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    parts = [_free_pairs(gen, n, hi - lo) for lo, hi in blocks]
+    return (np.hstack([a for a, _ in parts]), np.hstack([b for _, b in parts]))
+
+
+def _free_part(gen: np.random.Generator, n: int, lower: tuple[tuple[int, int], ...],
+               upper: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Ordered pairs of the free part: ``u`` sorted in ``lower``'s blocks, ``v`` in ``upper``'s.
+
+    The blocks are relative to the free part, and one layout refines the other. When
+    ``upper``'s blocks lie within ``lower``'s, ``v`` (sorted in ``lower``'s blocks) is valid as
+    it is. Otherwise (``upper`` coarser), half the cases are drawn in ``upper``'s blocks (``u``
+    sorted there is sorted in ``lower``'s finer ones too) and half in ``lower``'s, with ``v``
+    raised to its running maximum in each block of ``upper``.
+    """
+    if refines(upper, lower):
+        return _block_pairs(gen, n, lower)
+    u1, v1 = _block_pairs(gen, n, upper)
+    u2, v2 = _block_pairs(gen, n, lower)
+    v2 = _run_max(v2, upper)
+    pick = (gen.random(n) < 0.5)[:, None]
+    return np.where(pick, u1, u2), np.where(pick, v1, v2)
+
+
+def _cases(gen: np.random.Generator, n: int, s: int, split: int, m: int,
+           blocks: tuple[tuple[int, int], ...] | None = None,
+           upper_blocks: tuple[tuple[int, int], ...] | None = None) -> tuple[np.ndarray, ...]:
+    """Random cases ``(u, v, sigma, tau, uniforms)``, ``n`` of them.
+
+    ``blocks`` (of ``u``) and ``upper_blocks`` (of ``v``) are the free blocks ``(lo, hi)``
+    after the shared leading block of length ``split`` (default: one block).
+    """
+    low = ((split, s),) if blocks is None else tuple(blocks)
+    up = low if upper_blocks is None else tuple(upper_blocks)
+    u, v = _free_part(gen, n, tuple((lo - split, hi - split) for lo, hi in low),
+                      tuple((lo - split, hi - split) for lo, hi in up))
     if split:
         block = np.sort(_levels(gen, (n, split)), axis=1)
         u = np.hstack([block, u])
@@ -314,13 +375,38 @@ def _cases(gen: np.random.Generator, n: int, s: int, split: int,
     return u, v, sig, tau, uni
 
 
+def _sorted_in(x: np.ndarray, blocks: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Rows of ``x`` sorted within every block."""
+    ok = np.ones(x.shape[0], dtype=bool)
+    for lo, hi in blocks:
+        ok &= (np.diff(x[:, lo:hi], axis=1) >= 0).all(axis=1)
+    return ok
+
+
+def _valid_fixed(fixed: tuple[np.ndarray, ...], split: int,
+                 low: tuple[tuple[int, int], ...],
+                 up: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, ...]:
+    """The fixed rows that are valid cases.
+
+    That is: ``u`` a state of the lower system, ``v`` of the upper one, ``u ≺ v``, sharing
+    the exogenous block.
+    """
+    u, v = fixed[0], fixed[1]
+    keep = (_sorted_in(u, low) & _sorted_in(v, up) & (u <= v).all(axis=1)
+            & (u[:, :split] == v[:, :split]).all(axis=1))
+    return tuple(a[keep] for a in fixed)
+
+
 def _search(upper: System, lower: System, trials: int,
             rng: Any) -> tuple[int, Counterexample | None]:
     """Search for ``u ≺ v`` with ``lower(u) ⊀ upper(v)``; return (cases tried, counterexample)."""
-    s, split = upper.servers, upper.split
+    s = upper.servers
+    split, up = layout(upper)
+    _, low = layout(lower)
     m = max(upper.uniforms, lower.uniforms)
     gen = np.random.default_rng(as_seed_sequence(rng))
-    fixed = _fixed_cases(s, split, m)
+    finer = low if refines(low, up) else up
+    fixed = _valid_fixed(_fixed_cases(s, split, m, finer), split, low, up)
     # a system may draw its own innovation rows (recursions.redundancy: uniforms and sizes)
     hook = getattr(upper, "random_innovations", None)
     if hook is not None and (getattr(lower, "random_innovations", None) is None
@@ -331,11 +417,11 @@ def _search(upper: System, lower: System, trials: int,
         c = min(_BATCH, trials - done)
         if done == 0:
             k = min(c, fixed[0].shape[0])
-            rand = _cases(gen, c - k, s, split, m)
+            rand = _cases(gen, c - k, s, split, m, low, up)
             u, v, sig, tau, uni = (np.concatenate([a[:k], b]) for a, b in zip(fixed, rand,
                                                                                strict=True))
         else:
-            u, v, sig, tau, uni = _cases(gen, c, s, split, m)
+            u, v, sig, tau, uni = _cases(gen, c, s, split, m, low, up)
         if hook is not None:  # systems whose innovation rows are not all uniforms
             uni = hook(gen, c)
         a = np.array(u, dtype=np.float64, order="C")  # copies: apply_rows works in place
@@ -370,10 +456,14 @@ def check_monotone(system: System, trials: int = 10_000,
     """Search for a counterexample to the monotonicity of ``system``'s map.
 
     Tries ``trials`` cases ``(u, v, sigma, tau, uniforms)`` with ``u ≺ v`` both valid states
-    (sorted, non-negative; for :class:`~recursions.SplitBound` the loss block ``w[:p]`` is
-    exogenous, so ``u`` and ``v`` share it and only the JSW block differs), and reports the
-    first case where ``step(u) ≺ step(v)`` fails by more than :data:`TOL`. The cases mix random
-    pairs with targeted boundary cases and the worked examples of MATH.md §2-3.
+    (non-negative, sorted within each of ``system.blocks``) and reports the first case where
+    ``step(u) ≺ step(v)`` fails by more than :data:`TOL`. The order is coordinatewise, so a
+    map with several separately sorted blocks (an :class:`~recursions.Map` declared with
+    ``blocks=[2, 2]``, say) gets pairs ordered within every block. The leading block of a
+    state with ``system.split > 0`` (the loss block ``w[:p]`` of
+    :class:`~recursions.SplitBound`) is exogenous: ``u`` and ``v`` share it. The cases mix
+    random pairs with targeted boundary cases and the worked examples of MATH.md §2-3 (over
+    the whole free part, and within every block when there are several).
 
     Parameters
     ----------
@@ -410,6 +500,11 @@ def check_monotone(system: System, trials: int = 10_000,
       step(u) = [1.0, 1.0, 5.0]
       step(v) = [0.001, 1.0, 1.0]
       coordinate 0 (w(1) in MATH.md): 1.0 > 0.001
+
+    A user map is checked the same way (``rc.maps.jpsw`` is J_{p+1}SW, ``params=[p]``):
+
+    >>> check_monotone(rc.Map(rc.maps.jpsw, servers=2, params=[1.0]), trials=100).monotone
+    False
     """
     system = _check_system(system, "system")
     trials = _int_arg(trials, "trials", 1)
@@ -429,7 +524,16 @@ def _check_pair_of_systems(upper: Any, lower: Any) -> tuple[System, System]:
     if upper.split != lower.split:
         raise ValueError(
             f"upper and lower must have the same state layout (split), got {upper.split} "
-            f"and {lower.split}"
+            f"and {lower.split}: the leading block of a split state is exogenous (shared by "
+            "both states of a pair), so both systems must declare it"
+        )
+    _, up = layout(upper)
+    _, low = layout(lower)
+    if not (refines(up, low) or refines(low, up)):
+        raise ValueError(
+            f"upper and lower must have compatible blocks (the separately sorted blocks of one "
+            f"lying within those of the other), got {list(up)} for {upper!r} and {list(low)} "
+            f"for {lower!r}"
         )
     return upper, lower
 
@@ -438,19 +542,28 @@ def check_dominates(upper: System, lower: System, trials: int = 10_000,
                     rng: RngLike = 1) -> DominanceReport:
     """Search for a counterexample to ``u ≺ v ⇒ lower.step(u) ≺ upper.step(v)``.
 
-    Both maps get the same ``sigma`` and ``tau``; ``max(upper.uniforms, lower.uniforms)``
-    routing uniforms are drawn and each map gets the first ones it needs. Cases are generated
-    as in :func:`check_monotone` (``u`` and ``v`` share the loss block of a split state).
-    By induction, dominance of the maps gives ``lower``'s path ≺ ``upper``'s path from ordered
-    starts under common inputs. The order is coordinatewise: neither JSW nor J_{p+1}SW (nor
-    random routing, coupled by rank) dominates the other in it.
+    Both maps get the same ``sigma`` and ``tau``. The two systems may declare different
+    numbers of routing uniforms: ``max(upper.uniforms, lower.uniforms)`` are drawn per case
+    and each map gets the *leading* ones it declares (``u[:system.uniforms]``), so the
+    common random numbers are the leading uniforms, and a dominance found here is one under
+    that coupling of the two systems' randomness. Cases are generated as in
+    :func:`check_monotone`: ``u`` is a valid state of ``lower`` and ``v`` of ``upper``, ordered
+    coordinatewise, sharing the exogenous block of a split state. The systems may declare
+    different blocks when the blocks of one lie within those of the other (a two-block
+    :class:`~recursions.Map` against a one-block :class:`~recursions.JSW`); each state is
+    then sorted in its own system's blocks. By induction,
+    dominance of the maps gives ``lower``'s path ≺ ``upper``'s path from ordered starts under
+    common inputs. The order is coordinatewise: neither JSW nor J_{p+1}SW (nor random
+    routing, coupled by rank) dominates the other in it. A search can only refute:
+    ``dominates=True`` means no counterexample was found.
 
     Parameters
     ----------
     upper : recursions.System
         The claimed upper bound (applied to ``v``).
     lower : recursions.System
-        The bounded system (applied to ``u``); same ``servers`` and ``split`` as ``upper``.
+        The bounded system (applied to ``u``); same ``servers`` and ``split`` as ``upper``,
+        and blocks compatible with its blocks.
     trials : int, default 10_000
         Number of cases (``>= 1``).
     rng : int, numpy.random.Generator, SeedSequence or None, default 1
@@ -465,7 +578,8 @@ def check_dominates(upper: System, lower: System, trials: int = 10_000,
     TypeError
         If ``upper`` or ``lower`` is not a recursions system, or ``trials`` not an integer.
     ValueError
-        If the systems differ in ``servers`` or ``split``, or ``trials < 1``.
+        If the systems differ in ``servers`` or ``split``, declare blocks neither of which
+        lies within the other's, or ``trials < 1``.
 
     Examples
     --------
@@ -474,6 +588,12 @@ def check_dominates(upper: System, lower: System, trials: int = 10_000,
     True
     >>> check_dominates(rc.JpSW(3, 1), rc.JSW(3), trials=1000).dominates
     False
+
+    A user map against a built-in (``rc.maps.jpsw`` with ``params=[p]`` is J_{p+1}SW):
+
+    >>> user = rc.Map(rc.maps.jpsw, servers=3, params=[1.0])
+    >>> check_dominates(rc.Envelope(rc.JpSW(3, 1)), user, trials=1000).dominates
+    True
     """
     upper, lower = _check_pair_of_systems(upper, lower)
     trials = _int_arg(trials, "trials", 1)
@@ -554,8 +674,9 @@ def assert_monotone(system: System, pair: tuple[Any, Any], innovation: tuple[Any
     system : recursions.System
         The map.
     pair : tuple
-        ``(u, v)``: valid states of ``system`` with ``u ≺ v`` (sharing the loss block of a
-        :class:`~recursions.SplitBound` state).
+        ``(u, v)``: valid states of ``system`` (sorted within each of its blocks) with
+        ``u ≺ v`` coordinatewise (sharing the loss block of a :class:`~recursions.SplitBound`
+        state).
     innovation : tuple
         ``(sigma, tau)``, or ``(sigma, tau, uniforms)`` for a randomised system.
 
@@ -587,12 +708,14 @@ def assert_dominates(upper: System, lower: System, pair: tuple[Any, Any],
     Parameters
     ----------
     upper, lower : recursions.System
-        The claimed bound and the bounded system (same ``servers`` and ``split``).
+        The claimed bound and the bounded system (same ``servers`` and ``split``, compatible
+        blocks, as for :func:`check_dominates`).
     pair : tuple
         ``(u, v)`` with ``u`` a valid state of ``lower``, ``v`` of ``upper``, ``u ≺ v``.
     innovation : tuple
         ``(sigma, tau)``, or ``(sigma, tau, uniforms)`` with at least
-        ``max(upper.uniforms, lower.uniforms)`` uniforms; each map gets the first ones it needs.
+        ``max(upper.uniforms, lower.uniforms)`` uniforms; each map gets the leading ones it
+        declares (the common random numbers are the leading uniforms).
 
     Raises
     ------
@@ -600,7 +723,7 @@ def assert_dominates(upper: System, lower: System, pair: tuple[Any, Any],
         With the counterexample, when the domination fails by more than :data:`TOL`.
     ValueError
         If ``u ≺ v`` fails, a state is invalid, uniforms are missing or the systems differ in
-        ``servers`` or ``split``.
+        ``servers`` or ``split`` or have incompatible blocks.
 
     Examples
     --------

@@ -22,11 +22,14 @@ Strategies
 ----------
 =============================  ===================================================================
 ``workloads()``                 one workload level ``>= 0`` (zeros, round values, tiny values)
-``sorted_workloads(S)``         a sorted vector of ``S`` levels (``numpy.ndarray``)
-``ordered_pairs(S, split)``     ``(u, v)`` with ``u ≺ v``; with ``split = p`` both share ``w[:p]``
+``sorted_workloads(S)``         a sorted vector of ``S`` levels (``numpy.ndarray``); with
+                                ``blocks=[2, 2]`` sorted within each block
+``ordered_pairs(S, split)``     ``(u, v)`` with ``u ≺ v``; with ``split = p`` both share ``w[:p]``;
+                                ``blocks=`` for separately sorted blocks
 ``innovations(uniforms)``       ``(sigma, tau)`` or ``(sigma, tau, uniforms)``
-``states_for(system)``          valid states of ``system`` (each block sorted)
-``pairs_for(system)``           ordered pairs of valid states of ``system``
+``states_for(system)``          valid states of ``system`` (each of ``system.blocks`` sorted)
+``pairs_for(system)``           ordered pairs of valid states of ``system`` (any system, a
+                                :class:`~recursions.Map` included)
 ``innovations_for(system)``     innovations with ``system.uniforms`` routing uniforms
 =============================  ===================================================================
 """
@@ -39,6 +42,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from recursions.systems import System
+
+from ._layout import layout, sizes
 
 __all__ = [
     "innovations",
@@ -102,7 +107,22 @@ def _sorted_array(xs: list[float]) -> np.ndarray:
     return np.sort(np.asarray(xs, dtype=np.float64))
 
 
-def sorted_workloads(servers: int, max_value: float = 20.0) -> st.SearchStrategy[np.ndarray]:
+def _check_blocks(blocks: Any, total: int, name: str) -> list[int]:
+    """Block sizes (each ``>= 1``) summing to ``total``; ``None`` is one block."""
+    if blocks is None:
+        return [total] if total else []
+    try:
+        out = [_check_count(b, name, 1) for b in blocks]
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of block sizes (integers >= 1), got "
+                        f"{blocks!r}") from None
+    if sum(out) != total:
+        raise ValueError(f"{name} must sum to {total}, got {out}")
+    return out
+
+
+def sorted_workloads(servers: int, max_value: float = 20.0, *,
+                     blocks: Any = None) -> st.SearchStrategy[np.ndarray]:
     """A sorted workload vector of length ``servers`` (float64 array).
 
     Parameters
@@ -111,6 +131,9 @@ def sorted_workloads(servers: int, max_value: float = 20.0) -> st.SearchStrategy
         Vector length ``>= 1``.
     max_value : float, default 20.0
         Largest level.
+    blocks : sequence of int, optional
+        Sizes of consecutive separately sorted blocks, summing to ``servers`` (as for
+        :class:`recursions.Map`); default one block.
 
     Returns
     -------
@@ -122,9 +145,16 @@ def sorted_workloads(servers: int, max_value: float = 20.0) -> st.SearchStrategy
     >>> w = find(sorted_workloads(3), lambda w: w[-1] > 0, settings=settings(database=None))
     >>> bool((w[:-1] <= w[1:]).all() and w.min() >= 0)
     True
+    >>> w = find(sorted_workloads(4, blocks=[2, 2]), lambda w: w[1] > w[2],
+    ...          settings=settings(database=None))
+    >>> bool(w[0] <= w[1] and w[2] <= w[3])
+    True
     """
     s = _check_count(servers, "servers", 1)
-    return st.lists(workloads(max_value), min_size=s, max_size=s).map(_sorted_array)
+    parts = _check_blocks(blocks, s, "blocks")
+    if len(parts) == 1:
+        return st.lists(workloads(max_value), min_size=s, max_size=s).map(_sorted_array)
+    return st.tuples(*(sorted_workloads(n, max_value) for n in parts)).map(np.concatenate)
 
 
 _bumps = st.one_of(
@@ -136,15 +166,21 @@ _bumps = st.one_of(
 
 
 @st.composite
-def _ordered_pairs(draw: Any, servers: int, split: int,
-                   max_value: float) -> tuple[np.ndarray, np.ndarray]:
-    f = servers - split
+def _ordered_block(draw: Any, f: int, max_value: float) -> tuple[np.ndarray, np.ndarray]:
     u = draw(sorted_workloads(f, max_value))
     if draw(st.booleans()):  # a zero first coordinate, against a possibly tiny one
         u[0] = 0.0
     bumps = np.asarray(draw(st.lists(_bumps, min_size=f, max_size=f)), dtype=np.float64)
     # sorting u + non-negative bumps keeps v ≻ u: order statistics are monotone
-    v = np.sort(u + bumps)
+    return u, np.sort(u + bumps)
+
+
+@st.composite
+def _ordered_pairs(draw: Any, split: int, blocks: list[int],
+                   max_value: float) -> tuple[np.ndarray, np.ndarray]:
+    parts = [draw(_ordered_block(f, max_value)) for f in blocks]
+    u = np.concatenate([a for a, _ in parts])
+    v = np.concatenate([b for _, b in parts])
     if split:
         block = draw(sorted_workloads(split, max_value))
         u = np.concatenate([block, u])
@@ -152,8 +188,8 @@ def _ordered_pairs(draw: Any, servers: int, split: int,
     return u, v
 
 
-def ordered_pairs(servers: int, split: int = 0,
-                  max_value: float = 20.0) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
+def ordered_pairs(servers: int, split: int = 0, max_value: float = 20.0, *,
+                  blocks: Any = None) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
     """Pairs ``(u, v)`` of sorted vectors with ``u ≺ v`` coordinatewise (ties and ``u = v`` too).
 
     Parameters
@@ -161,11 +197,15 @@ def ordered_pairs(servers: int, split: int = 0,
     servers : int
         Vector length ``>= 1``.
     split : int, default 0
-        With ``split = p > 0`` the states are two blocks, ``w[:p]`` and ``w[p:]``, each sorted
-        (a :class:`~recursions.SplitBound` state); ``u`` and ``v`` share the first block, which
-        is exogenous. ``0 <= split < servers``.
+        With ``split = p > 0`` the states start with an exogenous block ``w[:p]``, sorted (a
+        :class:`~recursions.SplitBound` state): ``u`` and ``v`` share it. ``0 <= split <
+        servers``.
     max_value : float, default 20.0
         Largest level of ``u`` (``v`` may exceed it by the bumps).
+    blocks : sequence of int, optional
+        Sizes of the separately sorted blocks after the shared one (summing to ``servers -
+        split``; default one block), as declared by ``rc.Map(..., blocks=[2, 2])``. These
+        blocks are not shared: ``u`` and ``v`` are sorted within each and ordered in each.
 
     Returns
     -------
@@ -178,12 +218,16 @@ def ordered_pairs(servers: int, split: int = 0,
     ...             settings=settings(database=None))
     >>> bool((u <= v).all())
     True
+    >>> u, v = find(ordered_pairs(4, blocks=[2, 2]), lambda p: p[1][1] > p[1][2],
+    ...             settings=settings(database=None))
+    >>> bool((u <= v).all() and v[0] <= v[1] and v[2] <= v[3])
+    True
     """
     s = _check_count(servers, "servers", 1)
     p = _check_count(split, "split", 0)
     if p >= s:
         raise ValueError(f"split must be in [0, servers - 1] = [0, {s - 1}], got {p}")
-    return _ordered_pairs(s, p, float(max_value))
+    return _ordered_pairs(p, _check_blocks(blocks, s - p, "blocks"), float(max_value))
 
 
 _times = st.one_of(
@@ -241,12 +285,12 @@ def innovations(uniforms: int = 0,
 
 
 def states_for(system: System, max_value: float = 20.0) -> st.SearchStrategy[np.ndarray]:
-    """Valid states of ``system``: sorted (each block sorted for a split state).
+    """Valid states of ``system``: sorted within each of its blocks (``system.blocks``).
 
     Parameters
     ----------
     system : recursions.System
-        The system.
+        The system (a :class:`~recursions.Map` with ``blocks=`` included).
     max_value : float, default 20.0
         Largest level.
 
@@ -264,16 +308,17 @@ def states_for(system: System, max_value: float = 20.0) -> st.SearchStrategy[np.
     4
     """
     sys_ = _check_system(system)
-    p = sys_.split
-    if p == 0:
-        return sorted_workloads(sys_.servers, max_value)
-    return st.tuples(sorted_workloads(p, max_value),
-                     sorted_workloads(sys_.servers - p, max_value)).map(np.concatenate)
+    p, free = layout(sys_)
+    parts = ([p] if p else []) + sizes(free)
+    return sorted_workloads(sys_.servers, max_value, blocks=parts)
 
 
 def pairs_for(system: System,
               max_value: float = 20.0) -> st.SearchStrategy[tuple[np.ndarray, np.ndarray]]:
-    """Ordered pairs ``u ≺ v`` of valid states of ``system`` (sharing a split's loss block).
+    """Ordered pairs ``u ≺ v`` of valid states of ``system``.
+
+    The pairs are ordered coordinatewise, so within every block of ``system.blocks``; they
+    share the exogenous leading block when ``system.split > 0`` (a split's loss block).
 
     Parameters
     ----------
@@ -296,7 +341,8 @@ def pairs_for(system: System,
     True
     """
     sys_ = _check_system(system)
-    return ordered_pairs(sys_.servers, sys_.split, max_value)
+    p, free = layout(sys_)
+    return ordered_pairs(sys_.servers, p, max_value, blocks=sizes(free))
 
 
 def innovations_for(system: System) -> st.SearchStrategy[tuple[Any, ...]]:
