@@ -16,10 +16,12 @@ Loynes windows, batches of single steps, coupling) reach a map only through
 ``apply_map(kind, params, w, sigma, tau, u)``. For a ``Map`` that module's source is compiled
 again with ``apply_map`` calling the user's step, so a user's JSW runs the very drivers of the
 built-in one. When the step is a module-level function whose source can be read, the
-generated drivers are written to a file named by a hash of both sources
-(``$QUEUE_RECURSIONS_CACHE``, default ``~/.cache/queue-recursions``) and compiled with
-numba's on-disk cache, so later processes load them; a changed step gets a new file. Steps
-defined in a closure are compiled without the cache. A plain Python step runs the same
+generated drivers are written to a file named by a hash of both sources (the drivers', and
+the whole file defining the step) (``$QUEUE_RECURSIONS_CACHE``, default
+``~/.cache/queue-recursions``) and compiled with numba's on-disk cache, so later processes
+load them; an edit of the step's file (the step, or a helper or constant beside it) gets a
+new file. Helpers imported from other files are not tracked (as for numba's own cache).
+Steps defined in a closure are compiled without the cache. A plain Python step runs the same
 drivers as plain Python: correct, and slow (a :class:`SlowMapWarning` says so, once).
 
 The first time a map's drivers are needed, a contract check runs on a short random sample
@@ -103,6 +105,21 @@ def _driver_source() -> str:
     return src + _USER_APPLY
 
 
+def _source_file_text(py: Any) -> str:
+    """The whole source file of the step (``""`` when it cannot be read).
+
+    The cached drivers have the step, and whatever it calls, compiled into them, and numba
+    checks only the generated file's time stamp. Hashing the step's whole file (as numba
+    itself invalidates a cache when a function's file changes) gives new drivers when a
+    helper or a constant next to the step is edited, not only the step's own lines.
+    """
+    try:
+        path = inspect.getsourcefile(py)
+        return Path(path).read_text() if path else ""
+    except (OSError, TypeError, UnicodeDecodeError):
+        return ""
+
+
 def _cache_key(step: Any) -> str | None:
     """Hash naming the generated drivers, or ``None`` when the step cannot be cached."""
     py = step.py_func
@@ -115,8 +132,8 @@ def _cache_key(step: Any) -> str | None:
     import numba
 
     h = hashlib.sha256()
-    for part in (_driver_source(), user_src, py.__module__, py.__qualname__,
-                 numba.__version__, repr(sorted(JIT_OPTIONS.items()))):
+    for part in (_driver_source(), user_src, _source_file_text(py), py.__module__,
+                 py.__qualname__, numba.__version__, repr(sorted(JIT_OPTIONS.items()))):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -316,6 +333,28 @@ class Map(System):
 
     def __repr__(self) -> str:
         return f"Map({self.name!r}, servers={self.servers})"
+
+    # -- identity and pickling ------------------------------------------------------------
+    def _key(self) -> tuple[Any, ...]:
+        return (self.step_function, self.servers, self.name, self._uniforms, self._monotone,
+                self._loss, self._block_sizes, self._capacity, self.params.tobytes())
+
+    def __eq__(self, other: object) -> bool:
+        # not System's dataclass __eq__, which compares ``servers`` only (every Map with
+        # 3 servers would be equal to every other, and collide as dict keys)
+        if not isinstance(other, Map):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the compiled drivers are a module, which cannot be pickled: a copy (e.g. in a
+        # worker process of ly.sweep) loads them again, from numba's cache
+        state = dict(self.__dict__)
+        state["_kernels"] = None
+        return state
 
     # -- the compiled drivers -----------------------------------------------------------
     @property
