@@ -562,6 +562,12 @@ class Envelope(System):
     system : System
         The system to bound.
 
+    Raises
+    ------
+    ValueError
+        For a map that is neither JpSW, JIQ nor Loss and not declared monotone (a
+        :class:`recursions.Map` with ``monotone=False``): no envelope is known for it.
+
     Examples
     --------
     >>> import recursions as rc
@@ -577,6 +583,10 @@ class Envelope(System):
             raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
         if isinstance(system, Envelope):
             system = system.system
+        if not isinstance(system, (JpSW, JIQ, Loss)) and not system.monotone:
+            # passed through unchanged, it would be declared monotone without being so
+            raise ValueError(f"no monotone envelope is known for {system!r}: Envelope bounds "
+                             "JpSW, JIQ and Loss, and is the map itself for a monotone map")
         object.__setattr__(self, "system", system)
         object.__setattr__(self, "servers", system.servers)
         object.__setattr__(self, "params", self._params())
