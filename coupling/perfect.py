@@ -50,7 +50,7 @@ import numpy as np
 
 import recursions as rc
 from recursions._jit import jit
-from recursions._rng import as_seed_sequence
+from recursions._rng import as_seed_sequence, child
 from recursions.backward import run_window
 
 from .dominating import ReversedQueue, support_max
@@ -58,6 +58,9 @@ from .ra_walk import RAWalk, ra_known_from
 from .tilting import mgf
 
 __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
+
+
+_ROUTING = 2**32 - 1  # child of a draw's seed feeding a dominated map's routing uniforms
 
 
 class CouplingNotReached(RuntimeError):
@@ -79,6 +82,9 @@ class PerfectSample:
         ``"monotone"``.
     system, input : str
         What was sampled.
+    dominated_by : str or None
+        The dominating system whose sampler was used (``perfect_sample(...,
+        dominated_by=...)``), else ``None``.
     """
 
     samples: np.ndarray
@@ -86,6 +92,7 @@ class PerfectSample:
     method: str
     system: str
     input: str
+    dominated_by: str | None = None
 
     @property
     def mean_steps(self) -> float:
@@ -181,7 +188,7 @@ def _intersect(a, b):
     return out
 
 
-def _dominated_jsw(system, inp, gen, t0, cap):
+def _dominated_jsw(system, inp, gen, t0, cap, sampled=None):
     """Dominated CFTP for FCFS M/G/S (Connor & Kendall 2015, with a sandwich).
 
     Service durations are coupled *in order of initiation of service* (Wolff): the k-th
@@ -203,7 +210,8 @@ def _dominated_jsw(system, inp, gen, t0, cap):
         for sv in servers:
             sv.reach(known)
         known = min(sv.queue.s for sv in servers)
-        result, Tq = _try_latest(system, servers, [-sv.queue.s for sv in servers], target)
+        result, Tq = _try_latest(system, servers, [-sv.queue.s for sv in servers], target,
+                                 sampled)
         if result is not None:
             return result
         if Tq is not None:
@@ -267,7 +275,7 @@ class _GIServer:
         return self._fut.s[self._fut.u == self.i]
 
 
-def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
+def _dominated_jsw_gi(system, inp, gen, t0, cap, template, sampled=None):
     """Dominated CFTP for FCFS GI/GI/S with the random-assignment bound (renewal input).
 
     The same construction as :func:`_dominated_jsw` (Wolff's coupling in order of
@@ -304,7 +312,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
             starts.append(times[k - 1] if k > 0 else 0.0)
             sel = np.flatnonzero(u[:k] == i)[::-1]  # ascending in time
             servers.append(_GIServer(i, times[sel], s[sel], fut))
-        result, Tq = _try_latest(system, servers, starts, target)
+        result, Tq = _try_latest(system, servers, starts, target, sampled)
         if result is not None:
             return result
         if Tq is not None:
@@ -313,7 +321,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template):
         need = 2 * walk.K
 
 
-def _try_latest(system, servers, starts, target):
+def _try_latest(system, servers, starts, target, sampled=None):
     """Sandwich from the latest instant at or before ``-target`` with nobody waiting.
 
     Server ``i`` of the bound is known from its instant ``starts[i]`` on. Returns
@@ -330,11 +338,14 @@ def _try_latest(system, servers, starts, target):
         return None, None
     lo, hi = common[-1]
     T = -0.5 * (lo + hi)
-    return _sandwich(system, servers, fifo, T), T
+    return _sandwich(system, servers, fifo, T, sampled), T
 
 
-def _sandwich(system, servers, fifo, T):
-    """Run FCFS from 0 and from the RA residuals at ``-T`` (nobody waiting in RA then)."""
+def _sandwich(system, servers, fifo, T, sampled=None):
+    """Run FCFS from 0 and from the RA residuals at ``-T`` (nobody waiting in RA then).
+
+    With ``sampled`` (a :class:`_DominatedMap`), run that map instead, on the same input.
+    """
     S = system.servers
     upper = np.zeros(S)
     arr_t, inits, durs = [], [], []
@@ -360,9 +371,59 @@ def _sandwich(system, servers, fifo, T):
             durs.append(sv.fut_s[keep])
     order = np.argsort(np.concatenate(inits), kind="stable")
     sigma = np.concatenate(durs)[order][:m]
-    lo = _run(system, np.zeros(S), -T, times, sigma)
-    hi = lo if not upper.any() else _run(system, np.sort(upper), -T, times, sigma)
+    if sampled is not None:
+        lo, hi = sampled.sandwich(np.sort(upper), T, times, sigma)
+    else:
+        lo = _run(system, np.zeros(S), -T, times, sigma)
+        hi = lo if not upper.any() else _run(system, np.sort(upper), -T, times, sigma)
     return (lo, m) if np.array_equal(lo, hi) else None
+
+
+class _DominatedMap:
+    """A monotone map sampled inside the sandwich of a dominating FCFS system.
+
+    The FCFS sampler supplies, at a past instant ``-T``, a vector ``B`` above the FCFS
+    stationary state and the input after ``-T`` (:func:`_sandwich`); the map is run from 0
+    and from ``B`` on that input. Its routing uniforms are attached to the arrivals counted
+    back from time 0 (row ``k`` to the ``(k + 1)``-th latest arrival before 0), so a later
+    try from further back gives the same customers the same uniforms.
+    """
+
+    def __init__(self, system: rc.System, gen: np.random.Generator) -> None:
+        self.system, self.gen = system, gen
+        self.rows = np.empty((0, system.uniforms))
+
+    def _latest(self, m: int) -> np.ndarray:
+        """Uniforms of the ``m`` latest arrivals before 0, in increasing time."""
+        have = self.rows.shape[0]
+        if have < m:
+            k = max(m - have, have, 64)
+            more = np.asarray(self.system.innovations(self.gen, k), dtype=np.float64)
+            self.rows = np.concatenate((self.rows, more.reshape(k, self.system.uniforms)))
+        return np.ascontiguousarray(self.rows[:m][::-1])
+
+    def sandwich(self, upper: np.ndarray, T: float, times: np.ndarray,
+                 sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The map's states at 0 from 0 and from ``upper`` at ``-T``, arrivals ``times``.
+
+        Nothing arrives between ``-T`` and the first arrival, so the FCFS bound only drains
+        there: the state seen by that arrival is below ``(upper - (t_1 + T))^+``. The map is
+        applied from that arrival on (no pseudo-arrival, which a user's map might not treat
+        as a no-op).
+        """
+        S = self.system.servers
+        m = times.size
+        first = float(times[0]) if m else 0.0
+        hi = np.maximum(upper - (first + T), 0.0)
+        lo = np.zeros(S)
+        if m:
+            tau = np.maximum(np.diff(np.append(times, 0.0)), 0.0)
+            sig = np.ascontiguousarray(sigma, dtype=np.float64)
+            u = self._latest(m)
+            start_hi = hi
+            lo = run_window(self.system, lo, sig, tau, u)
+            hi = lo if not start_hi.any() else run_window(self.system, start_hi, sig, tau, u)
+        return lo, hi
 
 
 def _loss_poisson(system, inp, gen, cap):
@@ -478,6 +539,43 @@ def _jsw_method(inp: rc.Renewal, method: str | None) -> str:
     return method
 
 
+def _check_dominating(system: rc.System, bound: Any, upper: Any) -> rc.System:
+    """Refuse a ``dominated_by`` that the argument of :func:`perfect_sample` cannot use."""
+    if not isinstance(bound, rc.System):
+        raise TypeError(f"dominated_by must be a recursions system, got {type(bound).__name__}")
+    if upper is not None:
+        raise ValueError("give either upper= (a bounding vector, monotone method) or "
+                         "dominated_by= (a dominating system), not both")
+    if not bound.fcfs:
+        raise ValueError(
+            f"dominated_by={bound!r} has no exact sampler that gives its stationary state at a "
+            "past instant together with the input after it; the one that does is FCFS G/G/S: "
+            f"dominated_by=rc.JSW({system.servers})")
+    if bound.servers != system.servers:
+        raise ValueError(f"dominated_by must have the servers of the map, got {bound.servers} "
+                         f"for {system!r} with {system.servers}")
+    if not system.monotone:
+        raise ValueError(
+            f"{system!r} is not declared monotone: sandwiching between the empty start and the "
+            "bound needs a monotone map (declare rc.Map(..., monotone=True) once "
+            "cp.check_monotone finds no counterexample)")
+    return bound
+
+
+def _show_dominance(system: rc.System, bound: rc.System, trials: int) -> None:
+    """Run the searches the exactness argument rests on; refuse on a counterexample."""
+    from .monotone import check_dominates, check_monotone
+
+    mono = check_monotone(system, trials=trials, rng=1)
+    if not mono.monotone:
+        raise ValueError(f"{system!r} is declared monotone, but a search found a "
+                         f"counterexample, so the sandwich would not be exact:\n{mono}")
+    dom = check_dominates(bound, system, trials=trials, rng=1)
+    if not dom.dominates:
+        raise ValueError(f"{bound!r} does not dominate {system!r}, so its stationary state "
+                         f"does not bound the map's and the sandwich would not be exact:\n{dom}")
+
+
 def perfect_sample(
     system: rc.System,
     input: rc.Input,
@@ -488,14 +586,18 @@ def perfect_sample(
     start: float | None = None,
     cap: float | None = None,
     method: str | None = None,
+    dominated_by: rc.System | None = None,
+    dominance_trials: int = 20_000,
 ) -> PerfectSample:
     """Exact draws of the stationary sorted workload vector seen by an arriving customer.
 
     Parameters
     ----------
     system : recursions.System
-        ``JSW`` (renewal input: dominated CFTP), ``Loss`` (Poisson input or bounded service:
-        renovation), or a monotone system with a bounded stationary state (``upper``).
+        ``JSW`` (any system declaring ``fcfs``; renewal input: dominated CFTP), ``Loss``
+        (Poisson input or bounded service: renovation), a monotone system with a bounded
+        stationary state (``upper``), or a monotone system dominated by JSW
+        (``dominated_by``), a :class:`recursions.Map` included.
     input : recursions.Input
         The input.
     size : int
@@ -511,12 +613,21 @@ def perfect_sample(
         Largest backward horizon (time for the dominated methods, default ``1e6 E[tau]``;
         customers otherwise, default ``2**24``).
     method : {None, "dominated-cyclic", "dominated-walk", "dominated"}, optional
-        For JSW only: the dominating assignment and how it is drawn. ``"dominated-cyclic"``
-        (round robin) and ``"dominated-walk"`` (random assignment) use the certified random
-        walk of :class:`coupling.ra_walk.RAWalk` (any renewal arrivals, light-tailed
-        service); ``"dominated"`` (random assignment, Poisson arrivals, any service law with
-        a finite mean) uses reversed M/G/1 queues. By default ``"dominated-cyclic"`` when
-        the service law has a finite moment generating function, else ``"dominated"``.
+        For JSW (and for the bound given as ``dominated_by``): the dominating assignment and
+        how it is drawn. ``"dominated-cyclic"`` (round robin) and ``"dominated-walk"``
+        (random assignment) use the certified random walk of
+        :class:`coupling.ra_walk.RAWalk` (any renewal arrivals, light-tailed service);
+        ``"dominated"`` (random assignment, Poisson arrivals, any service law with a finite
+        mean) uses reversed M/G/1 queues. By default ``"dominated-cyclic"`` when the service
+        law has a finite moment generating function, else ``"dominated"``.
+    dominated_by : recursions.System, optional
+        A system that dominates ``system`` and has an exact sampler giving its state at a
+        past instant with the input after it: FCFS, ``rc.JSW(S)``. ``system`` must be
+        declared monotone. See "A map dominated by JSW" below.
+    dominance_trials : int, default 20_000
+        Cases tried by the randomized searches run before sampling with ``dominated_by``
+        (:func:`coupling.check_monotone` of ``system`` and
+        :func:`coupling.check_dominates` of ``dominated_by`` over ``system``).
 
     Returns
     -------
@@ -525,9 +636,52 @@ def perfect_sample(
     Raises
     ------
     ValueError
-        When the system is not stable (no stationary law), or no exact method applies.
+        When the system is not stable (no stationary law), or no exact method applies; with
+        ``dominated_by``, when ``system`` is not declared monotone, the bound has no suitable
+        sampler, or a search finds a counterexample to the monotonicity of ``system`` or to
+        its dominance by the bound.
     CouplingNotReached
         When a search hits ``cap``.
+
+    Notes
+    -----
+    **A map dominated by JSW** (``dominated_by=rc.JSW(S)``). Let ``M`` be the map of
+    ``system`` and ``G`` the Kiefer-Wolfowitz map of the bound. The JSW sampler finds an
+    instant ``-T`` and a sorted vector ``B`` (the residual work of its dominating assignment
+    system, in which nobody waits at ``-T``) with ``G``'s stationary state at ``-T`` below
+    ``B`` (Wolff's coupling of service times in order of initiation), together with the
+    input after ``-T``: the arrival times and the service times so paired. ``M`` runs on that
+    same input path, with its own routing uniforms drawn for the same arrivals (counted back
+    from 0, so every try reuses them). The draw is exact because
+
+    1. ``M`` is monotone (declared, and :func:`coupling.check_monotone` finds no
+       counterexample): ``u ≺ v`` implies ``M(u) ≺ M(v)`` under common inputs.
+    2. ``G`` dominates ``M``: ``u ≺ v`` implies ``M(u) ≺ G(v)`` under common inputs
+       (:func:`coupling.check_dominates`, the routing uniforms coupled as there). By induction
+       from the empty state at any earlier arrival, ``M``'s path from 0 stays below ``G``'s;
+       both paths from 0 increase to the stationary states (Loynes; ``M`` and ``G`` are
+       monotone), so the bound's stationary state at ``-T`` dominates the map's stationary
+       state at ``-T``, which therefore lies below ``B`` (drained to the first arrival after
+       ``-T``, as nothing arrives in between).
+    3. ``M`` run from 0 and from ``B`` at ``-T`` on that input brackets ``M``'s stationary
+       path from ``-T`` on. If the two runs coalesce by 0, their common value is the map's
+       stationary state at 0, whatever ``T`` the search chose: an exact draw. Otherwise the
+       next try starts at least twice as far back, up to ``cap``
+       (:class:`CouplingNotReached`).
+
+    The run from ``B`` stays below ``G``'s run from ``B`` (dominance), hence below the
+    bound's exact stationary state from the time the bound's own sandwich closes: the
+    sandwich is at least as tight as one started at the bound's exact stationary draw.
+
+    The dominance is shown, not assumed: before sampling, :func:`coupling.check_dominates`
+    ``(dominated_by, system)`` and :func:`coupling.check_monotone` ``(system)`` run
+    (randomized searches of ``dominance_trials`` cases, seed 1); a counterexample refuses
+    the map. A search can only refute, so "no counterexample" is evidence, not a proof; a
+    dominance you can prove is the safer ground. Every JSW method works here (the reversed
+    M/G/1 queues for Poisson input and the cyclic and random walks for renewal input): all
+    three give the bound's dominating vector at ``-T`` and the input after it. With Poisson
+    arrivals the time 0 is not an arrival, but the gaps back from it are i.i.d.
+    exponential, so the state at 0 has the law an arrival sees.
 
     Examples
     --------
@@ -538,6 +692,16 @@ def perfect_sample(
     >>> inp = rc.Renewal(rc.dists.Erlang(2, 4.0), rc.dists.Deterministic(1.0))   # E2/D/3
     >>> cp.perfect_sample(rc.JSW(3), inp, 4, rng=2).samples.shape
     (4, 3)
+
+    A user map (here JSW itself, written through the user's door) dominated by JSW:
+
+    >>> user = rc.Map(rc.maps.jsw, servers=2, monotone=True)
+    >>> inp = rc.Poisson(1.0, rc.dists.Exponential(1.0))
+    >>> ps = cp.perfect_sample(user, inp, 5, rng=1, dominated_by=rc.JSW(2))
+    >>> ps.dominated_by, ps.method
+    ('JSW(servers=2)', 'dominated-cyclic')
+    >>> bool((ps.samples == cp.perfect_sample(rc.JSW(2), inp, 5, rng=1).samples).all())
+    True
     """
     if not isinstance(system, rc.System):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
@@ -547,22 +711,32 @@ def perfect_sample(
     if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
         raise ValueError(f"size must be an integer >= 1, got {size!r}")
     S = system.servers
-    rho = input.mean_service / (S * input.mean_interarrival)
     seeds = as_seed_sequence(rng).spawn(int(size))
     out = np.empty((int(size), S))
     steps = np.empty(int(size), dtype=np.int64)
 
-    is_jsw = isinstance(system, rc.JSW) or (isinstance(system, rc.JpSW) and system.p == 0)
-    if method is not None and not is_jsw:
-        raise ValueError(f"method= applies to JSW only, got method={method!r} for "
-                         f"{type(system).__name__}")
+    bound = None
+    if dominated_by is not None:
+        if (isinstance(dominance_trials, bool) or not isinstance(dominance_trials,
+                                                                 numbers.Integral)
+                or dominance_trials < 1):
+            raise ValueError(f"dominance_trials must be an integer >= 1, got "
+                             f"{dominance_trials!r}")
+        bound = _check_dominating(system, dominated_by, upper)
+    # the FCFS sampler runs for JSW itself, or for the bound of a dominated map
+    fcfs = bound if bound is not None else (system if system.fcfs else None)
+    if method is not None and fcfs is None:
+        raise ValueError(f"method= applies to JSW (or to the bound given as dominated_by) "
+                         f"only, got method={method!r} for {type(system).__name__}")
     if upper is None and isinstance(system, rc.Envelope) and isinstance(system.system, rc.Loss):
         b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
         if math.isfinite(b):
             upper = np.full(S, b)
-    if is_jsw:
+    if fcfs is not None:
+        rho = input.mean_service / (S * input.mean_interarrival)
         if not rho < 1:
-            raise ValueError(f"the system is not stable (load per server {rho:.4g} >= 1): "
+            what = "the system" if bound is None else f"the bound {bound!r}"
+            raise ValueError(f"{what} is not stable (load per server {rho:.4g} >= 1): "
                              "there is no stationary law to sample")
         if not isinstance(input, rc.Renewal):
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
@@ -579,17 +753,24 @@ def perfect_sample(
                                  "a service law with a finite moment generating function "
                                  f"(light tail): {err}") from None
 
-        def run_one(system, input, gen, t0, tcap):
+        def run_one(sd, t0, tcap):
+            gen = np.random.default_rng(sd)
+            # the map's routing uniforms: a stream apart from the bound's (which stays the
+            # one JSW alone would use, so a map equal to JSW gives JSW's draws)
+            sampled = (None if bound is None else
+                       _DominatedMap(system, np.random.default_rng(child(sd, _ROUTING))))
             if template is not None:
-                return _dominated_jsw_gi(system, input, gen, t0, tcap, template)
-            return _dominated_jsw(system, input, gen, t0, tcap)
+                return _dominated_jsw_gi(fcfs, input, gen, t0, tcap, template, sampled)
+            return _dominated_jsw(fcfs, input, gen, t0, tcap, sampled)
 
         t0 = 8.0 / input.arrival_rate if start is None else float(start)
         tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
         if not (t0 > 0 and tcap >= t0):
             raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
+        if bound is not None:
+            _show_dominance(system, bound, int(dominance_trials))
         for k, sd in enumerate(seeds):
-            out[k], steps[k] = run_one(system, input, np.random.default_rng(sd), t0, tcap)
+            out[k], steps[k] = run_one(sd, t0, tcap)
     elif isinstance(system, rc.Loss):
         method = "renovation"
         b = support_max(input.service) if hasattr(input, "service") else math.inf
@@ -615,7 +796,9 @@ def perfect_sample(
             out[k], steps[k] = _monotone(system, input, sd, up, n0, ncap)
     else:
         raise ValueError(
-            f"no exact method for {type(system).__name__}: perfect_sample handles JSW with "
-            "renewal input, loss systems, and monotone systems given a bounding vector upper="
+            f"no exact method for {system!r}: perfect_sample handles JSW with renewal input, "
+            "loss systems, monotone systems given a bounding vector upper=, and monotone "
+            f"systems dominated by JSW (dominated_by=rc.JSW({S}))"
         )
-    return PerfectSample(out, steps, method, repr(system), repr(input))
+    return PerfectSample(out, steps, method, repr(system), repr(input),
+                         None if bound is None else repr(bound))
