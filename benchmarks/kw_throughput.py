@@ -11,13 +11,21 @@ included) beside
 and the ratios ours / peer. It also prints the first-call time of a fresh process with a warm
 numba cache. The machine is shared and noisy: read the ratios, not the absolute numbers.
 
+A second table measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in
+JSW kernel as a user map, on drivers compiled for it) side by side with ``rc.JSW(S)`` on the
+same dense engine, in alternating runs of the same process (target: at least 0.7x), checks
+that their statistics are bit-identical, and times the Map's first call in a fresh process
+with an empty ``QUEUE_RECURSIONS_CACHE`` (compiling its drivers) and with the warm cache.
+
 Run: ``python benchmarks/kw_throughput.py [--quick]``.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numba
@@ -115,6 +123,66 @@ def main(quick: bool = False) -> None:
         floor = best_rate(lambda s=s, lam=lam: minimal_loop(s, lam, n_fast, 1), n_fast)
         print(f"{s:>4} {ours:>12.3e} {py:>10.3e} {cw:>9.3e} {floor:>12.3e}"
               f" {ours / py:>9.1f} {ours / cw:>8.0f} {ours / floor:>8.2f}")
+    user_map_rows(n_fast)
+
+
+def map_first_call_seconds(cache: str) -> tuple[float, float]:
+    """First call of a user map in a fresh process whose ``QUEUE_RECURSIONS_CACHE`` is ``cache``.
+
+    Returns the seconds from ``rc.Map(...)`` to the end of a short simulate, and of the whole
+    process (imports included).
+    """
+    code = (
+        "import time; t0 = time.perf_counter(); import recursions as rc; "
+        "t = time.perf_counter(); m = rc.Map(rc.maps.jsw, servers=3); "
+        "rc.simulate(m, rc.Poisson(2.0, rc.dists.Exponential(1.0)), steps=1000, rng=1); "
+        "e = time.perf_counter(); print(e - t, e - t0)"
+    )
+    env = dict(os.environ, QUEUE_RECURSIONS_CACHE=cache)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    first, whole = (float(x) for x in out.stdout.split())
+    return first, whole
+
+
+STATS = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy")
+
+
+def bit_identical(a, b) -> bool:
+    """Whether two results' statistics, profiles and final states are equal bit for bit."""
+    same = all(np.array_equal([getattr(a, k).value, getattr(a, k).se],
+                              [getattr(b, k).value, getattr(b, k).se], equal_nan=True)
+               for k in STATS)
+    pa, pb = a.profile(a.grid), b.profile(b.grid)
+    return bool(same and np.array_equal(a.grid, b.grid) and np.array_equal(pa.value, pb.value)
+                and np.array_equal(pa.se, pb.se, equal_nan=True)
+                and np.array_equal(a.final_state, b.final_state))
+
+
+def user_map_rows(n: int, repeat: int = 3) -> None:
+    """The user map equal to rc.JSW against rc.JSW, same engine, alternating runs."""
+    with tempfile.TemporaryDirectory() as cache:
+        cold = map_first_call_seconds(cache)
+        warm = map_first_call_seconds(cache)
+    rc.Map(rc.maps.jsw, servers=1).step([0.0], 1.0, 1.0)  # compile or load here, not in the table
+    print("\nuser map equal to rc.JSW (rc.Map(rc.maps.jsw, ...)), dense engine for both")
+    print(f"first call in a fresh process (rc.Map -> simulate 1000 steps; whole process): "
+          f"empty cache {cold[0]:.2f} s ({cold[1]:.2f} s), warm cache {warm[0]:.2f} s "
+          f"({warm[1]:.2f} s)")
+    print(f"{'S':>4} {'rc.JSW/s':>12} {'rc.Map/s':>12} {'Map/JSW':>8} {'bit-identical':>14}")
+    for s in (1, 10, 100):
+        inp = rc.Poisson(0.9 * s, rc.dists.Exponential(1.0))
+        user, builtin = rc.Map(rc.maps.jsw, servers=s), rc.JSW(s)
+        best = {"map": 0.0, "jsw": 0.0}
+        results = {}
+        for _ in range(repeat):  # alternate, so both see the same machine load
+            for key, system in (("jsw", builtin), ("map", user)):
+                t = time.perf_counter()
+                results[key] = rc.simulate(system, inp, steps=n, rng=1, engine="dense")
+                best[key] = max(best[key], n / (time.perf_counter() - t))
+        same = bit_identical(results["map"], results["jsw"])
+        print(f"{s:>4} {best['jsw']:>12.3e} {best['map']:>12.3e} "
+              f"{best['map'] / best['jsw']:>8.2f} {'yes' if same else 'NO':>14}")
 
 
 if __name__ == "__main__":
