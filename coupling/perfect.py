@@ -35,6 +35,11 @@ arrival, by one of five methods, chosen from the system and input:
     ``b``): Propp-Wilson sandwiching between ``0`` and ``upper`` at doubling horizons on the
     time-indexed draws of :class:`recursions.BackwardDraws`.
 
+A monotone map dominated by JSW (``dominated_by=rc.JSW(S)``, a :class:`recursions.Map`
+included) is sampled by any of the three JSW methods: the map is run from 0 and from the
+JSW sampler's dominating vector at ``-T`` on the same input path after ``-T`` (see
+:func:`perfect_sample` for why the draw is exact).
+
 Every search has a cap and raises :class:`CouplingNotReached` when it is hit; an unstable
 system raises ``ValueError`` before any work.
 """

@@ -135,7 +135,8 @@ def coupling_time(
     Parameters
     ----------
     system : recursions.System
-        The map (any system; for a non-monotone one, coupling need not happen).
+        The map (any system, a :class:`recursions.Map` included: the chunks run on
+        ``system.kernels.couple_chunk``; for a non-monotone map, coupling need not happen).
     input : recursions.Input
         The arrival input.
     w0, w1 : array_like
@@ -170,6 +171,14 @@ def coupling_time(
     1.0
     >>> coupling_time(rc.JSW(2), inp, [0.0, 0.0], [5.0, 10.0], cap=1).censored
     1
+
+    A user's map runs the same drivers (here JSW written as a map: the same times):
+
+    >>> user = rc.Map(rc.maps.jsw, servers=2)
+    >>> a = coupling_time(user, inp, [0.0, 0.0], [5.0, 10.0], replications=20)
+    >>> b = coupling_time(rc.JSW(2), inp, [0.0, 0.0], [5.0, 10.0], replications=20)
+    >>> bool((a.times == b.times).all())
+    True
     """
     if not isinstance(system, System):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
