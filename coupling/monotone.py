@@ -119,8 +119,7 @@ class Counterexample:
             f"  sigma = {self.sigma!r}, tau = {self.tau!r}, uniforms = {_floats(self.uniforms)}",
             f"  {f_u} = {_floats(self.step_u)}",
             f"  {f_v} = {_floats(self.step_v)}",
-            f"  coordinate {i} (w({i + 1}) in MATH.md): {float(self.step_u[i])!r} > "
-            f"{float(self.step_v[i])!r}",
+            f"  coordinate {i}: {float(self.step_u[i])!r} > {float(self.step_v[i])!r}",
         ])
 
 
@@ -499,7 +498,7 @@ def check_monotone(system: System, trials: int = 10_000,
       sigma = 5.0, tau = 0.0, uniforms = []
       step(u) = [1.0, 1.0, 5.0]
       step(v) = [0.001, 1.0, 1.0]
-      coordinate 0 (w(1) in MATH.md): 1.0 > 0.001
+      coordinate 0: 1.0 > 0.001
 
     A user map is checked the same way (``rc.maps.jpsw`` is J_{p+1}SW, ``params=[p]``):
 
