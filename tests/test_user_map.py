@@ -282,6 +282,31 @@ def test_check_monotone_takes_a_map():
     np.testing.assert_array_equal(a.counterexample.step_u, b.counterexample.step_u)
 
 
+@pytest.mark.parametrize("key", ["jsw", "jiq", "lld"])
+def test_coupling_time_bit_identical(key):
+    user, builtin = PAIRS[key]
+    inp = _input(builtin)
+    w1 = np.full(builtin.servers, 4.0)
+    a = cp.coupling_time(user, inp, np.zeros(builtin.servers), w1, rng=9, replications=5)
+    b = cp.coupling_time(builtin, inp, np.zeros(builtin.servers), w1, rng=9, replications=5)
+    np.testing.assert_array_equal(a.times, b.times)
+    assert a.coupled_fraction > 0
+
+
+def test_a_map_declares_the_generic_dense_system():
+    user = PAIRS["jsw"][0]
+    assert (user.engines, user.heap_policy, user.fcfs, user.stability_family,
+            user.monotone, user.has_loss, user.uniforms) == (
+        ("dense",), None, False, "generic", False, False, 0)
+    assert user.kernels is not rc.JSW(3).kernels and user.kind == rc.codes.MapCode.USER
+    assert PAIRS["loss"][0].has_loss and PAIRS["lld"][0].uniforms == 1
+    inp = _input(user)
+    with pytest.raises(ValueError, match=r"heap engine runs .* not Map"):
+        rc.simulate(user, inp, steps=100, engine="heap")
+    with pytest.raises(ValueError, match="time= runs need the heap engine"):
+        rc.simulate(user, inp, time=10.0)
+
+
 # -- stability checks: the generic check only ------------------------------------------
 GENERIC = {"condition-3-fails", "growth", "none"}
 
@@ -426,10 +451,13 @@ def test_maps_compare_by_what_they_are():
 def test_a_used_map_pickles():
     user = PAIRS["jiq"][0]
     user.step([0.0, 1.0, 2.0], 1.0, 0.5, u=0.9)  # compiled drivers now held
-    copy = pickle.loads(pickle.dumps(user))
-    assert copy == user
-    np.testing.assert_array_equal(copy.step([1.0, 1.0, 2.0], 1.0, 0.5, u=0.9),
-                                  user.step([1.0, 1.0, 2.0], 1.0, 0.5, u=0.9))
+    copies = [pickle.loads(pickle.dumps(user))]
+    cloudpickle = pytest.importorskip("cloudpickle")  # what ly.sweep sends to its workers
+    copies.append(cloudpickle.loads(cloudpickle.dumps(user)))
+    for copy in copies:
+        assert copy == user
+        np.testing.assert_array_equal(copy.step([1.0, 1.0, 2.0], 1.0, 0.5, u=0.9),
+                                      user.step([1.0, 1.0, 2.0], 1.0, 0.5, u=0.9))
 
 
 def test_envelope_of_a_map():
@@ -463,9 +491,14 @@ def test_two_speed_map_runs_and_its_load_uses_the_capacity():
     with warnings.catch_warnings():
         warnings.simplefilter("error", rc.SimulationWarning)  # no load warning
         res = rc.simulate(TWO_SPEED, inp, steps=40_000, warmup=4000, rng=8,
-                          w0=[0.5, 3.0, 0.0, 1.0])
-    assert res.final_state.max() < 100.0
+                          w0=[0.5, 3.0, 0.0, 1.0], record=True)
     assert 0.0 < res.p_wait.value < 1.0 and res.p_loss is None
+    # work balance: the busy servers do work at rate sum(speed_i 1{busy_i}), which must
+    # equal the arriving work lambda E[sigma] = 4.8 (time averages = arrival averages, PASTA)
+    rate = (res.path[0] > 0) @ np.array([1.0, 1.0, 2.0, 2.0])
+    batches = rate.reshape(40, -1).mean(axis=1)
+    se = batches.std(ddof=1) / np.sqrt(batches.size)
+    assert abs(batches.mean() - 4.8) < 4 * se, (batches.mean(), se)
     with pytest.warns(rc.SimulationWarning, match="load"):
         rc.simulate(TWO_SPEED, rc.Poisson(6.6, E(1.0)), steps=2000, rng=8)  # load 1.1
     rep = ly.check_stability(TWO_SPEED, rc.Poisson(6.6, E(1.0)))
