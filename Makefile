@@ -28,9 +28,12 @@ bench: $(STAMP)
 
 # numba's cache files (*.nbi, *.nbc, in __pycache__ folders), not those of the installed
 # packages in $(VENV). -delete would imply -depth, which GNU find refuses with -prune: use rm.
+DRIVERS_CACHE ?= $(or $(QUEUE_RECURSIONS_CACHE),$(HOME)/.cache/queue-recursions)
+
 clean-cache:
 	find . -path ./$(VENV) -prune -o -type f \( -name '*.nbi' -o -name '*.nbc' \) \
 		-print -exec rm -f {} +
+	rm -rf "$(DRIVERS_CACHE)"
 
 clean: clean-cache
 	rm -rf $(VENV) demo_output .pytest_cache .hypothesis

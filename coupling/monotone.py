@@ -426,9 +426,9 @@ def _search(upper: System, lower: System, trials: int,
         a = np.array(u, dtype=np.float64, order="C")  # copies: apply_rows works in place
         b = np.array(v, dtype=np.float64, order="C")
         found = np.empty(c)
-        lower.kernels.apply_rows(int(lower.kind), lower.params, a, sig, tau,
+        lower.drivers.apply_rows(lower.params, a, sig, tau,
                        np.ascontiguousarray(uni[:, :lower.uniforms]), found)
-        upper.kernels.apply_rows(int(upper.kind), upper.params, b, sig, tau,
+        upper.drivers.apply_rows(upper.params, b, sig, tau,
                        np.ascontiguousarray(uni[:, :upper.uniforms]), found)
         bad = np.flatnonzero((a > b + TOL).any(axis=1))
         if bad.size:

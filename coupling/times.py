@@ -136,7 +136,7 @@ def coupling_time(
     ----------
     system : recursions.System
         The map (any system, a :class:`recursions.Map` included: the chunks run on
-        ``system.kernels.couple_chunk``; for a non-monotone map, coupling need not happen).
+        ``system.drivers.couple_chunk``; for a non-monotone map, coupling need not happen).
     input : recursions.Input
         The arrival input.
     w0, w1 : array_like
@@ -190,7 +190,7 @@ def coupling_time(
     cap = _int_arg(cap, "cap", 1)
     nrep = _int_arg(replications, "replications", 1)
     seeds = as_seed_sequence(rng).spawn(nrep)
-    kind, params, kernels = int(system.kind), system.params, system.kernels
+    params, drivers = system.params, system.drivers
     times = np.full(nrep, -1, dtype=np.int64)
     for r, sd in enumerate(seeds):
         if np.array_equal(a0, b0):
@@ -204,7 +204,7 @@ def coupling_time(
             c = min(c, cap - n)
             sig, tau = stream.next(c)
             U = np.ascontiguousarray(system.innovations(gen, c), dtype=np.float64)
-            k = kernels.couple_chunk(kind, params, a, b,
+            k = drivers.couple_chunk(params, a, b,
                                      np.ascontiguousarray(sig, dtype=np.float64),
                                      np.ascontiguousarray(tau, dtype=np.float64), U)
             if k >= 0:

@@ -12,17 +12,22 @@ name                             module
 ``RandomRouting``, ``JIQ``,      :mod:`recursions.maps` (the compiled maps, one function
 ``LeastOfD``, ``Envelope``,      each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
 ``SplitBound``                   ``jiq``, ``least_of_d``, ``envelope``, ``split``)
-``simulate``,                    :mod:`recursions.simulate` (drivers in
-``SimulationResult``             :mod:`recursions._engine`)
+``Map`` (your own map),          :mod:`recursions.user_map` (the sorted-vector helpers
+``MapContractError``             for writing one in :mod:`recursions.vectors`)
+``simulate``                     :mod:`recursions.simulate` (the drivers: the template
+                                 :mod:`recursions._engine`, compiled once per kernel by
+                                 :mod:`recursions.drivers`)
+``SimulationResult``             :mod:`recursions.result`
 ``Estimate``                     :mod:`recursions.estimate`
+integer codes of the engines     :mod:`recursions.codes`
 ``SimulationWarning``            :mod:`recursions.diagnostics` (when ``simulate``'s estimates
                                  cannot be trusted: load >= 1, drift, no warm-up)
 ``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
 large-n event engine             :mod:`recursions.heap` (used by ``simulate``)
 ``JobClass``, ``Redundancy``     :mod:`recursions.redundancy` (map ``redundancy`` in
                                  :mod:`recursions.maps`)
-``zerowait.JSQ``, ``I1F``,        :mod:`recursions.zerowait` (queue-length systems of
-``PowerOfD``                     paper 002, run by ``simulate``)
+``JSQ``, ``I1F``, ``PowerOfD``    :mod:`recursions.zerowait` (queue-length systems of
+                                 paper 002, run by ``simulate``)
 ==============================  ====================================================
 
 Examples

@@ -1,58 +1,39 @@
-"""Compiled drivers that iterate a map over blocks of pre-drawn innovations.
+"""The drivers that iterate a map over blocks of pre-drawn innovations: a template.
 
 Statistics are accumulated in the kernel per (replication, batch) so memory stays O(S) per
 replication (plus the batch table), unless a path is recorded.
 
-Every driver reaches the map only through ``apply_map(kind, params, w, sigma, tau, u)``. For
-the built-in maps that is :func:`recursions.maps.apply_map`; for a user's map
-(:class:`recursions.Map`) this module's source is compiled again with ``apply_map`` bound to
-the user's step function (:mod:`recursions.user_map`), so both run the same drivers.
+Every driver reaches the map only through ``STEP(w, sigma, tau, u, params)``, the signature
+of every kernel in :mod:`recursions.maps` and of a user's :class:`recursions.Map`. This
+module is a template: :func:`recursions.drivers.compiled_drivers` compiles its source once
+per kernel with ``STEP`` bound to that kernel (and caches the result on disk), so built-in
+and user-written maps run the very same drivers. Importing it directly gives the drivers of
+JSW.
 """
 
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from ._jit import jit
-from .maps import apply_map
-
-# columns of the per-batch accumulator
-ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BUSY = range(10)
-N_STATS = 10
-
-
-@jit
-def level_bin(grid, h, x):
-    """Number of grid levels strictly below ``x`` (``searchsorted(grid, x, 'left')``).
-
-    ``h > 0`` flags a uniform grid: the guess ``ceil((x - grid[0]) / h)`` is then corrected
-    by at most a step or two, so the answer is exact at the levels themselves.
-    """
-    ng = grid.size
-    if ng == 0 or x <= grid[0]:
-        return 0
-    if h > 0.0:
-        j = int(np.ceil((x - grid[0]) / h))
-        j = min(max(j, 0), ng)
-    else:
-        lo, hi = 0, ng
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if grid[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        j = lo
-    while j > 0 and grid[j - 1] >= x:
-        j -= 1
-    while j < ng and grid[j] < x:
-        j += 1
-    return j
+from ._stats import (
+    ALL_BUSY,
+    ARRIVALS,
+    BUSY,
+    JOINED,
+    LOST,
+    LOST_WORK,
+    SAMPLED,
+    WAIT_SUM,
+    WAITED,
+    WORK,
+    level_bin,
+)
+from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds each map's own
 
 
 @jit(parallel=True)
-def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
+def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
               hist, path):
     """Advance every replication ``r`` (row ``W[r]``) through ``sig.shape[1]`` arrivals.
 
@@ -95,7 +76,7 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
                 if record:
                     for i in range(s):
                         path[r, t, i] = w[i]
-            found = apply_map(kind, params, w, sig[r, k], tau[r, k], U[r, k])
+            found = STEP(w, sig[r, k], tau[r, k], U[r, k], params)
             if collect:
                 acc[r, b, ARRIVALS] += 1.0
                 if found < 0.0:
@@ -110,34 +91,16 @@ def run_chunk(kind, params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
                         hist[r, b, grid.size + 1 + level_bin(grid, h, found)] += 1.0
 
 
-def profile_counts(hist: np.ndarray) -> np.ndarray:
-    """Turn level histograms ``(..., G + 1)`` into counts of servers above each level ``(..., G)``.
-
-    A server in bin ``j`` (``j`` levels strictly below its workload) is above levels
-    ``0 .. j-1``, so the count above level ``g`` is ``sum_{j > g} hist[j]``.
-    """
-    tail = np.cumsum(hist[..., ::-1], axis=-1)[..., ::-1]
-    return tail[..., 1:]
-
-
-def uniform_step(grid: np.ndarray) -> float:
-    """The spacing of ``grid`` if it is uniform (to 1e-12 relative), else 0."""
-    if grid.size < 2:
-        return 0.0
-    d = np.diff(grid)
-    return float(d[0]) if np.allclose(d, d[0], rtol=1e-12, atol=0.0) else 0.0
-
-
 @jit
-def step_once(kind, params, w, sigma, tau, u):
+def step_once(params, w, sigma, tau, u):
     """Apply the map once to a copy of ``w``; returns ``(new w, found)`` (``System.step``)."""
     out = w.copy()
-    found = apply_map(kind, params, out, sigma, tau, u)
+    found = STEP(out, sigma, tau, u, params)
     return out, found
 
 
 @jit
-def couple_chunk(kind, params, a, b, sig, tau, U):
+def couple_chunk(params, a, b, sig, tau, U):
     """Advance both copies ``a`` and ``b`` in place through the chunk's arrivals.
 
     Returns the number of steps ``k + 1`` after which ``a == b`` exactly (and stops there), or
@@ -145,8 +108,8 @@ def couple_chunk(kind, params, a, b, sig, tau, U):
     """
     s = a.size
     for k in range(sig.size):
-        apply_map(kind, params, a, sig[k], tau[k], U[k])
-        apply_map(kind, params, b, sig[k], tau[k], U[k])
+        STEP(a, sig[k], tau[k], U[k], params)
+        STEP(b, sig[k], tau[k], U[k], params)
         equal = True
         for i in range(s):
             if a[i] != b[i]:
@@ -158,23 +121,18 @@ def couple_chunk(kind, params, a, b, sig, tau, U):
 
 
 @jit
-def run_path(kind, params, w, sig, tau, U):
+def run_path(params, w, sig, tau, U):
     """Apply the map to ``w`` in place for each arrival; no statistics."""
     for k in range(sig.size):
-        apply_map(kind, params, w, sig[k], tau[k], U[k])
-
-
-def empty_path() -> np.ndarray:
-    """A zero-size path array (no recording)."""
-    return np.zeros((0, 0, 0))
+        STEP(w, sig[k], tau[k], U[k], params)
 
 
 @jit(parallel=True)
-def apply_rows(kind, params, W, sig, tau, U, found):
+def apply_rows(params, W, sig, tau, U, found):
     """Apply the map once to each row ``W[i]`` in place, with ``sig[i], tau[i], U[i]``.
 
     ``found[i]`` receives what customer ``i`` found (``-1`` if lost). The rows are independent
     cases (batch checks of monotonicity and dominance), processed in parallel.
     """
     for i in numba.prange(W.shape[0]):
-        found[i] = apply_map(kind, params, W[i], sig[i], tau[i], U[i])
+        found[i] = STEP(W[i], sig[i], tau[i], U[i], params)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _engine as eng
+from . import _stats as st
 from ._rng import BLOCK, BlockRng, as_seed_sequence, child
 from .inputs import Input
 from .systems import System
@@ -156,11 +156,11 @@ def run_window(system: System, w: np.ndarray, sig: np.ndarray, tau: np.ndarray,
     whose loop numba compiles tighter.
     """
     if sig.size < 8192:
-        system.kernels.run_path(int(system.kind), system.params, w, sig, tau, u)
+        system.drivers.run_path(system.params, w, sig, tau, u)
         return w
     W = w.reshape(1, -1)
     dummy = np.zeros((1, 1, 1))
-    system.kernels.run_chunk(int(system.kind), system.params, W, sig[None, :], tau[None, :],
-                             u[None, :, :], False, 0, 1, 1, np.zeros(0), 0.0, 1,
-                             np.zeros((1, 1, eng.N_STATS)), dummy, eng.empty_path())
+    system.drivers.run_chunk(system.params, W, sig[None, :], tau[None, :], u[None, :, :],
+                             False, 0, 1, 1, np.zeros(0), 0.0, 1,
+                             np.zeros((1, 1, st.N_STATS)), dummy, st.empty_path())
     return W[0]

@@ -1,41 +1,34 @@
 """The integer codes of the compiled engines, in one place.
 
-Compiled kernels dispatch on small integers (numba cannot dispatch on Python classes without
-losing its on-disk cache). Each code is declared once here as an :class:`enum.IntEnum`; the
-system classes name their code (``System.kind``, ``System.heap_policy``), and the kernels
-compare with the same members.
+A map on sorted vectors is its own compiled kernel (``System.kernel``), but the large-n
+event engine, the queue-length engines and the envelope's kernel dispatch on small integers.
+Each such code is declared once here as an :class:`enum.IntEnum`; the system classes name
+their code (``System.heap_policy``, ``Envelope.params``), and the kernels compare with the
+same members.
 
 Examples
 --------
->>> from recursions.codes import MapCode
->>> int(MapCode.JPSW), MapCode(1).name
-(1, 'JPSW')
+>>> from recursions.codes import HeapPolicy
+>>> int(HeapPolicy.LEAST_OF_D), HeapPolicy(3).name
+(3, 'LEAST_OF_D')
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["LOST", "HeapPolicy", "MapCode", "QueueCode"]
+__all__ = ["LOST", "EnvelopeBase", "HeapPolicy", "QueueCode"]
 
 LOST = -1.0
 """What a map returns for a customer that was lost (no server joined)."""
 
 
-class MapCode(IntEnum):
-    """Kernel of a map on sorted workload vectors (:func:`recursions.maps.apply_map`)."""
+class EnvelopeBase(IntEnum):
+    """Which idle-first system :func:`recursions.maps.envelope` bounds (``params[0]``)."""
 
-    JSW = 0
-    JPSW = 1
     LOSS = 2
-    RANDOM = 3
+    JPSW = 1
     JIQ = 4
-    LEAST_OF_D = 5
-    ENVELOPE = 6
-    SPLIT = 7
-    REDUNDANCY = 8
-    USER = 99
-    """A user's map (:class:`recursions.Map`): its own compiled drivers ignore the code."""
 
 
 class HeapPolicy(IntEnum):

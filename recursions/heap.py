@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from . import _engine as eng
+from . import _stats as eng
 from . import maps
 from ._jit import jit
 from .codes import HeapPolicy

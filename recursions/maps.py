@@ -22,9 +22,8 @@ redundancy (c.o.c.)     ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks (§5)
 
 Every kernel has the signature of a user's map (:class:`recursions.Map`),
 ``step(w, sigma, tau, u, params) -> found``, so ``rc.Map(rc.maps.jsw, servers=S)`` is the
-built-in JSW through the user's door. ``apply_map(kind, params, w, sigma, tau, u)`` dispatches
-on the integer code ``kind`` (:class:`recursions.codes.MapCode`); keeping every built-in map
-in this one module keeps numba's on-disk cache consistent. The sorted-vector helpers are in
+built-in JSW through the user's door: each system names its kernel (``System.kernel``) and
+:mod:`recursions.drivers` compiles the drivers for it. The sorted-vector helpers are in
 :mod:`recursions.vectors`.
 """
 
@@ -33,14 +32,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .codes import LOST, MapCode
+from .codes import LOST, EnvelopeBase
 from .vectors import add_at_rank, drain, floyd_ranks, least_of_d_rank, random_rank, resort
 
-JSW, JPSW, LOSS, RANDOM, JIQ, LEAST_OF_D, ENVELOPE, SPLIT, REDUNDANCY = (
-    int(c) for c in MapCode if c != MapCode.USER)
+_ENV_JPSW, _ENV_JIQ = int(EnvelopeBase.JPSW), int(EnvelopeBase.JIQ)
 
-__all__ = ["LOST", "apply_map", "envelope", "floyd_ranks", "jiq", "jpsw", "jsw",
-           "least_of_d", "loss", "random_routing", "redundancy", "redundancy_class", "split"]
+__all__ = ["LOST", "envelope", "floyd_ranks", "jiq", "jpsw", "jsw", "least_of_d", "loss",
+           "random_routing", "redundancy", "redundancy_class", "split"]
 
 
 @jit
@@ -151,9 +149,9 @@ def envelope(w, sigma, tau, u, params):
     ``u[0]`` for JIQ and none for a loss system.
     """
     base = int(params[0])
-    if base == JPSW:
+    if base == _ENV_JPSW:
         r = int(params[1])
-    elif base == JIQ:
+    elif base == _ENV_JIQ:
         r = random_rank(u[0], w.size)
     else:  # LOSS
         r = -1
@@ -227,27 +225,3 @@ def redundancy(w, sigma, tau, u, params):
                 w[i] = frame
     drain(w, tau)
     return t
-
-
-@jit
-def apply_map(kind, params, w, sigma, tau, u):
-    """Apply the built-in map ``kind`` with parameters ``params`` in place (module table)."""
-    if kind == JSW:
-        return jsw(w, sigma, tau, u, params)
-    if kind == JPSW:
-        return jpsw(w, sigma, tau, u, params)
-    if kind == LOSS:
-        return loss(w, sigma, tau, u, params)
-    if kind == RANDOM:
-        return random_routing(w, sigma, tau, u, params)
-    if kind == JIQ:
-        return jiq(w, sigma, tau, u, params)
-    if kind == LEAST_OF_D:
-        return least_of_d(w, sigma, tau, u, params)
-    if kind == ENVELOPE:
-        return envelope(w, sigma, tau, u, params)
-    if kind == SPLIT:
-        return split(w, sigma, tau, u, params)
-    if kind == REDUNDANCY:
-        return redundancy(w, sigma, tau, u, params)
-    return np.nan

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import maps
 from ._jit import jit
-from .codes import HeapPolicy, MapCode
+from .codes import HeapPolicy
 from .dists import Exponential, as_law
 from .systems import System, _check_int
 
@@ -220,7 +220,7 @@ class Redundancy(System):
 
     classes: tuple[JobClass, ...] = ()
     frame: float = np.inf
-    kind: ClassVar[int] = MapCode.REDUNDANCY
+    kernel: ClassVar[Any] = staticmethod(maps.redundancy)
     monotone: ClassVar[bool] = True
     stability_family: ClassVar[str] = "redundancy"
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _engine as eng
+from . import _stats as eng
 from . import diagnostics as dg
 from ._memory import require_memory
 from ._rng import as_seed_sequence, child, forward_generator
@@ -235,7 +235,8 @@ def simulate(
     acc = np.zeros((nrep, batches, eng.N_STATS))
     path = np.zeros((nrep, steps, S)) if record else eng.empty_path()
     state = {"g": np.zeros(0), "hist": np.zeros((nrep, batches, 1)), "t0": 0}
-    kind, params, kernels = int(system.kind), system.params, system.kernels
+    params = system.params
+    drivers = None if use_heap else system.drivers
     if use_heap:
         heap, pos = hp.init_heap(W)
         tnow = np.zeros(nrep)
@@ -257,7 +258,7 @@ def simulate(
                               steps if steps is not None else 1, batches, time is not None, g,
                               eng.uniform_step(g), every, acc, hist, hp.REBASE)
         else:
-            kernels.run_chunk(kind, params, W, sig, tau, U, collect, state["t0"], steps,
+            drivers.run_chunk(params, W, sig, tau, U, collect, state["t0"], steps,
                               batches, g, eng.uniform_step(g), every, acc, hist, path)
             if collect:
                 state["t0"] += sig.shape[1]

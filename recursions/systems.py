@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from . import _engine
-from .codes import HeapPolicy, MapCode
+from . import maps
+from .codes import EnvelopeBase, HeapPolicy
 
 __all__ = [
     "JIQ",
@@ -72,8 +72,9 @@ class System:
     ----------
     servers : int
         Number of servers ``S`` (the length of the workload vector).
-    kind : int
-        Kernel code in :mod:`recursions.maps`.
+    kernel : callable
+        The map's compiled step ``kernel(w, sigma, tau, u, params) -> found``
+        (:mod:`recursions.maps`); :attr:`drivers` are compiled for it.
     uniforms : int
         Uniforms in ``[0, 1)`` the map consumes per arrival (routing randomness).
     has_loss : bool
@@ -93,7 +94,7 @@ class System:
     """
 
     servers: int
-    kind: ClassVar[int] = -1
+    kernel: ClassVar[Any] = None
     uniforms: ClassVar[int] = 0
     has_loss: ClassVar[bool] = False
     monotone: ClassVar[bool] = False
@@ -119,12 +120,15 @@ class System:
         return self.has_loss
 
     @property
-    def kernels(self) -> Any:
-        """The compiled drivers that iterate this map (:mod:`recursions._engine` for built-ins).
+    def drivers(self) -> Any:
+        """The compiled drivers that iterate this map (:mod:`recursions.drivers`).
 
-        A :class:`recursions.Map` returns drivers compiled for its own step function.
+        The template :mod:`recursions._engine` compiled for :attr:`kernel`, once per kernel
+        and cached on disk; a :class:`recursions.Map` gets drivers for its own step function.
         """
-        return _engine
+        from .drivers import compiled_drivers
+
+        return compiled_drivers(self.kernel)[0]
 
     @property
     def heap_policy(self) -> tuple[HeapPolicy, int] | None:
@@ -303,7 +307,7 @@ class System:
         s = _check_scalar(sigma, "sigma")
         t = _check_scalar(tau, "tau")
         uu = self._check_u(u)
-        out, _ = self.kernels.step_once(int(self.kind), self.params, a, s, t, uu)
+        out, _ = self.drivers.step_once(self.params, a, s, t, uu)
         return out
 
     def _check_u(self, u: Any) -> np.ndarray:
@@ -339,7 +343,7 @@ class JSW(System):
     array([1., 2., 3.])
     """
 
-    kind: ClassVar[int] = MapCode.JSW
+    kernel: ClassVar[Any] = staticmethod(maps.jsw)
     monotone: ClassVar[bool] = True
     fcfs: ClassVar[bool] = True
     stability_family: ClassVar[str] = "load"
@@ -372,7 +376,7 @@ class JpSW(System):
     """
 
     p: int = 0
-    kind: ClassVar[int] = MapCode.JPSW
+    kernel: ClassVar[Any] = staticmethod(maps.jpsw)
 
     def __post_init__(self) -> None:
         s = _check_int(self.servers, "servers", 1)
@@ -424,7 +428,7 @@ class Loss(System):
     array([0.5, 1. ])
     """
 
-    kind: ClassVar[int] = MapCode.LOSS
+    kernel: ClassVar[Any] = staticmethod(maps.loss)
     has_loss: ClassVar[bool] = True
     stability_family: ClassVar[str] = "loss"
 
@@ -445,7 +449,7 @@ class RandomRouting(System):
     array([0., 3.])
     """
 
-    kind: ClassVar[int] = MapCode.RANDOM
+    kernel: ClassVar[Any] = staticmethod(maps.random_routing)
     uniforms: ClassVar[int] = 1
     monotone: ClassVar[bool] = True
     stability_family: ClassVar[str] = "load"
@@ -480,7 +484,7 @@ class JIQ(System):
     """
 
     buffer: int | None = None
-    kind: ClassVar[int] = MapCode.JIQ
+    kernel: ClassVar[Any] = staticmethod(maps.jiq)
     uniforms: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -528,7 +532,7 @@ class LeastOfD(System):
     """
 
     d: int = 2
-    kind: ClassVar[int] = MapCode.LEAST_OF_D
+    kernel: ClassVar[Any] = staticmethod(maps.least_of_d)
     uniforms: ClassVar[int] = 1
     monotone: ClassVar[bool] = True
 
@@ -598,18 +602,18 @@ class Envelope(System):
     def _params(self) -> np.ndarray:
         sys_ = self.system
         if isinstance(sys_, JpSW):
-            return np.array([float(MapCode.JPSW), float(sys_.p)])
+            return np.array([float(EnvelopeBase.JPSW), float(sys_.p)])
         if isinstance(sys_, JIQ):
-            return np.array([float(MapCode.JIQ), 0.0])
+            return np.array([float(EnvelopeBase.JIQ), 0.0])
         if isinstance(sys_, Loss):
-            return np.array([float(MapCode.LOSS), 0.0])
+            return np.array([float(EnvelopeBase.LOSS), 0.0])
         return sys_.params
 
     # the kernel, uniforms and loss flag follow the bounded system
     @property
-    def kind(self) -> int:  # type: ignore[override]
-        """Kernel code: the envelope's, or the wrapped monotone system's own."""
-        return self.system.kind if self._passthrough else MapCode.ENVELOPE
+    def kernel(self) -> Any:  # type: ignore[override]
+        """The envelope's kernel, or the wrapped monotone system's own."""
+        return self.system.kernel if self._passthrough else maps.envelope
 
     @property
     def uniforms(self) -> int:  # type: ignore[override]
@@ -637,9 +641,9 @@ class Envelope(System):
         return self.system.heap_policy if self._passthrough else None
 
     @property
-    def kernels(self) -> Any:
+    def drivers(self) -> Any:
         """As the bounded system when passed through."""
-        return self.system.kernels if self._passthrough else _engine
+        return self.system.drivers if self._passthrough else super().drivers
 
     @property
     def split(self) -> int:
@@ -678,7 +682,7 @@ class SplitBound(System):
     """
 
     p: int = 0
-    kind: ClassVar[int] = MapCode.SPLIT
+    kernel: ClassVar[Any] = staticmethod(maps.split)
     monotone: ClassVar[bool] = True
 
     def __post_init__(self) -> None:

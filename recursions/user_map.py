@@ -12,17 +12,13 @@ system is. The helpers of :mod:`recursions.vectors` (add at a rank and restore t
 drain, ranks of uniforms) make a step a few lines.
 
 How it runs: the drivers of :mod:`recursions._engine` (forward runs with every statistic,
-Loynes windows, batches of single steps, coupling) reach a map only through
-``apply_map(kind, params, w, sigma, tau, u)``. For a ``Map`` that module's source is compiled
-again with ``apply_map`` calling the user's step, so a user's JSW runs the very drivers of the
-built-in one. When the step is a module-level function whose source can be read, the
-generated drivers are written to a file named by a hash of both sources (the drivers', and
-the whole file defining the step) (``$QUEUE_RECURSIONS_CACHE``, default
-``~/.cache/queue-recursions``) and compiled with numba's on-disk cache, so later processes
-load them; an edit of the step's file (the step, or a helper or constant beside it) gets a
-new file. Helpers imported from other files are not tracked (as for numba's own cache).
-Steps defined in a closure are compiled without the cache. A plain Python step runs the same
-drivers as plain Python: correct, and slow (a :class:`SlowMapWarning` says so, once).
+Loynes windows, batches of single steps, coupling) reach a map only through its kernel,
+``STEP(w, sigma, tau, u, params)``; :mod:`recursions.drivers` compiles them once per kernel,
+built-in or yours, so a user's JSW runs the very drivers of the built-in one, and caches them
+on disk (named by a hash of the drivers' source and of the whole file defining the step) for
+later processes. Steps defined in a closure are compiled without the cache. A plain Python
+step runs the same drivers as plain Python: correct, and slow (a :class:`SlowMapWarning`
+says so, once).
 
 The first time a map's drivers are needed, a contract check runs on a short random sample
 (:meth:`Map.check_contract`): a step that leaves ``w`` unsorted, negative or non-finite,
@@ -32,29 +28,24 @@ naming the map and the input that broke it.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import inspect
 import itertools
 import math
-import os
 import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from . import _engine
-from ._jit import JIT_OPTIONS
-from ._jit import jit as _project_jit
-from .codes import LOST, MapCode
+from .codes import LOST
+from .drivers import compiled_drivers, warm
 from .systems import System, _check_int
 
 __all__ = ["Map", "MapContractError", "SlowMapWarning"]
+
+_ANNOUNCED: set[int] = set()  # steps whose compile time (or slowness) was already said
 
 
 class MapContractError(ValueError):
@@ -63,157 +54,6 @@ class MapContractError(ValueError):
 
 class SlowMapWarning(UserWarning):
     """A :class:`Map` with a plain Python step runs as plain Python (about 100x slower)."""
-
-
-def _cache_root() -> Path:
-    env = os.environ.get("QUEUE_RECURSIONS_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "queue-recursions"
-
-
-def _is_dispatcher(step: Any) -> bool:
-    return hasattr(step, "py_func") and hasattr(step, "signatures")
-
-
-def _python_jit(fn: Any = None, **_: Any) -> Any:
-    """Stand-in for the project's ``jit`` that leaves functions as plain Python."""
-    return (lambda f: f) if fn is None else fn
-
-
-def _uncached_jit(fn: Any = None, *, parallel: bool = False) -> Any:
-    import numba
-
-    options = dict(JIT_OPTIONS, cache=False, parallel=parallel)
-    return numba.njit(**options) if fn is None else numba.njit(**options)(fn)
-
-
-_ENGINE_IMPORTS = ("from ._jit import jit\n", "from .maps import apply_map\n")
-_USER_APPLY = '''
-
-@jit
-def apply_map(kind, params, w, sigma, tau, u):
-    """The user's step, in the drivers' calling convention."""
-    return _user_step(w, sigma, tau, u, params)
-'''
-
-
-def _driver_source() -> str:
-    src = inspect.getsource(_engine)
-    for line in _ENGINE_IMPORTS:
-        if line not in src:  # pragma: no cover - guards the template against edits
-            raise RuntimeError(f"recursions._engine no longer has the line {line!r}")
-        src = src.replace(line, "")
-    return src + _USER_APPLY
-
-
-def _source_file_text(py: Any) -> str:
-    """The whole source file of the step (``""`` when it cannot be read).
-
-    The cached drivers have the step, and whatever it calls, compiled into them, and numba
-    checks only the generated file's time stamp. Hashing the step's whole file (as numba
-    itself invalidates a cache when a function's file changes) gives new drivers when a
-    helper or a constant next to the step is edited, not only the step's own lines.
-    """
-    try:
-        path = inspect.getsourcefile(py)
-        return Path(path).read_text() if path else ""
-    except (OSError, TypeError, UnicodeDecodeError):
-        return ""
-
-
-def _cache_key(step: Any) -> str | None:
-    """Hash naming the generated drivers, or ``None`` when the step cannot be cached."""
-    py = step.py_func
-    if py.__closure__ is not None or "<" in py.__qualname__:
-        return None
-    try:
-        user_src = inspect.getsource(py)
-    except (OSError, TypeError):
-        return None
-    import numba
-
-    h = hashlib.sha256()
-    for part in (_driver_source(), user_src, _source_file_text(py), py.__module__,
-                 py.__qualname__, numba.__version__, repr(sorted(JIT_OPTIONS.items()))):
-        h.update(part.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:24]
-
-
-def _load(step: Any, source: str, key: str | None, jit: Any) -> Any:
-    """Execute the driver source with ``_user_step`` and ``jit`` bound; return the module."""
-    import types
-
-    if key is not None:
-        try:
-            folder = _cache_root()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"user_drivers_{key}.py"
-            if not path.exists():
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_text(source)
-                os.replace(tmp, path)
-            name = f"recursions._user_drivers_{key}"
-            spec = importlib.util.spec_from_file_location(name, path)
-            assert spec is not None and spec.loader is not None
-            mod = importlib.util.module_from_spec(spec)
-            mod.__dict__.update(_user_step=step, jit=jit)
-            sys.modules[name] = mod
-            spec.loader.exec_module(mod)
-            return mod
-        except OSError:  # no writable cache folder: compile without the on-disk cache
-            jit = _uncached_jit
-    mod = types.ModuleType("recursions._user_drivers")
-    mod.__dict__.update(_user_step=step, jit=jit)
-    exec(compile(source, "<recursions user-map drivers>", "exec"), mod.__dict__)
-    return mod
-
-
-_DRIVERS: dict[int, tuple[Any, Any, str]] = {}
-_WARNED: set[int] = set()
-
-
-def compiled_drivers(step: Callable[..., Any]) -> tuple[Any, str]:
-    """The drivers of :mod:`recursions._engine` compiled for ``step``, and how they were built.
-
-    Parameters
-    ----------
-    step : callable
-        A numba-compiled (``@njit``) step function, or a plain Python one.
-
-    Returns
-    -------
-    module, str
-        The drivers (``run_chunk``, ``run_path``, ``apply_rows``, ``step_once``,
-        ``couple_chunk``), and ``"cached"``, ``"uncached"`` or ``"python"``.
-    """
-    hit = _DRIVERS.get(id(step))
-    if hit is not None and hit[0] is step:
-        return hit[1], hit[2]
-    source = _driver_source()
-    if _is_dispatcher(step):
-        key = _cache_key(step)
-        how = "cached" if key is not None else "uncached"
-        mod = _load(step, source, key, _project_jit if key is not None else _uncached_jit)
-    else:
-        how = "python"
-        mod = _load(step, source, None, _python_jit)
-    _DRIVERS[id(step)] = (step, mod, how)
-    return mod, how
-
-
-def _warm(mod: Any, S: int, m: int, params: np.ndarray) -> None:
-    """Compile every driver once, with the argument types the library passes."""
-    W = np.zeros((1, S))
-    sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
-    acc = np.zeros((1, 1, _engine.N_STATS))
-    hist = np.zeros((1, 1, 1))
-    mod.run_chunk(0, params, W, sig, tau, U, False, 0, 1, 1, np.zeros(0), 0.0, 1, acc, hist,
-                  _engine.empty_path())
-    mod.run_path(0, params, np.zeros(S), sig[0], tau[0], U[0])
-    mod.step_once(0, params, np.zeros(S), 0.0, 0.0, np.zeros(max(m, 1)))
-    mod.apply_rows(0, params, np.zeros((1, S)), np.zeros(1), np.zeros(1), np.zeros((1, m)),
-                   np.zeros(1))
-    mod.couple_chunk(0, params, np.zeros(S), np.zeros(S), sig[0], tau[0], U[0])
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -268,7 +108,6 @@ class Map(System):
 
     step_function: Any = None
     name: str = ""
-    kind: ClassVar[int] = MapCode.USER
     _uniforms: int = 0
     _monotone: bool = False
     _loss: bool = False
@@ -287,8 +126,9 @@ class Map(System):
         S = _check_int(servers, "servers", 1)
         m = _check_int(uniforms, "uniforms", 0)
         p = np.array(params, dtype=np.float64).ravel()
-        if not np.all(np.isfinite(p)):
-            raise ValueError(f"params must be finite numbers, got {p.tolist()}")
+        if np.any(np.isnan(p)):
+            raise ValueError(f"params must be numbers (inf allowed, e.g. no frame), got "
+                             f"{p.tolist()}")
         sizes = (S,) if blocks is None else tuple(_check_int(b, "blocks", 1) for b in blocks)
         if sum(sizes) != S:
             raise ValueError(f"blocks must sum to servers={S}, got {list(sizes)}")
@@ -301,7 +141,7 @@ class Map(System):
                      ("_block_sizes", sizes), ("_capacity", cap), ("_check", bool(check)),
                      ("params", p)):
             object.__setattr__(self, k, v)
-        object.__setattr__(self, "_kernels", None)
+        object.__setattr__(self, "_drivers", None)
 
     # -- declared capabilities --------------------------------------------------------
     @property
@@ -353,33 +193,38 @@ class Map(System):
         # the compiled drivers are a module, which cannot be pickled: a copy (e.g. in a
         # worker process of ly.sweep) loads them again, from numba's cache
         state = dict(self.__dict__)
-        state["_kernels"] = None
+        state["_drivers"] = None
         return state
 
     # -- the compiled drivers -----------------------------------------------------------
     @property
-    def kernels(self) -> Any:
+    def kernel(self) -> Any:
+        """The step function."""
+        return self.step_function
+
+    @property
+    def drivers(self) -> Any:
         """The drivers compiled for this step (checked and compiled on first use)."""
-        cached = self.__dict__.get("_kernels")
+        cached = self.__dict__.get("_drivers")
         if cached is not None:
             return cached
         if self._check:
             self.check_contract(samples=200)
         t0 = time.perf_counter()
         mod, how = compiled_drivers(self.step_function)
-        first = id(self.step_function) not in _WARNED
+        first = id(self.step_function) not in _ANNOUNCED
         if how == "python" and first:
             warnings.warn(f"rc.Map {self.name!r}: the step is a plain Python function, so "
                           "every driver runs as plain Python (about 100x slower); decorate "
                           "it with @numba.njit", SlowMapWarning, stacklevel=3)
         if how != "python" and first:
-            _warm(mod, self.servers, self.uniforms, self.params)
+            warm(mod, self.servers, self.uniforms, self.params)
             note = {"cached": "numba caches them for later processes",
                     "uncached": "not cached: the step is a closure or has no source"}[how]
             print(f"rc.Map {self.name!r}: drivers ready in {time.perf_counter() - t0:.1f} s "
                   f"({note})", file=sys.stderr)
-        _WARNED.add(id(self.step_function))
-        object.__setattr__(self, "_kernels", mod)
+        _ANNOUNCED.add(id(self.step_function))
+        object.__setattr__(self, "_drivers", mod)
         return mod
 
     # -- the contract -------------------------------------------------------------------
@@ -480,6 +325,9 @@ class Map(System):
             what = "left w unsorted" + self._block_note()
         elif math.isnan(found):
             what = "returned NaN"
+        elif found == LOST and not self._loss:
+            what = ("returned rc.LOST (a lost customer) but is declared loss=False: pass "
+                    "loss=True (condition (3) is then not a necessary condition)")
         elif not (found >= 0 or found == LOST) or math.isinf(found):
             what = f"returned {found!r}: the workload found must be finite and >= 0, or rc.LOST"
         if what is not None:

@@ -27,7 +27,6 @@ from coupling.strategies import (
     workloads,
 )
 from coupling.times import coupling_time
-from recursions import _engine as eng
 from recursions._rng import as_seed_sequence, child, forward_generator
 
 NOT_MONOTONE = [rc.JpSW(2, 1), rc.JpSW(4, 2), rc.Loss(1), rc.Loss(3), rc.JIQ(2), rc.JIQ(5)]
@@ -114,8 +113,8 @@ def test_random_cases_alone_find_counterexamples(system):
     assert np.all(u <= v) and np.all(np.diff(u, axis=1) >= 0) and np.all(np.diff(v, axis=1) >= 0)
     a, b, found = u.copy(), v.copy(), np.empty(len(u))
     uu = np.ascontiguousarray(uni)
-    eng.apply_rows(system.kind, system.params, a, sig, tau, uu, found)
-    eng.apply_rows(system.kind, system.params, b, sig, tau, uu, found)
+    system.drivers.apply_rows(system.params, a, sig, tau, uu, found)
+    system.drivers.apply_rows(system.params, b, sig, tau, uu, found)
     assert np.any(a > b + mono.TOL)
 
 
@@ -124,7 +123,7 @@ def test_apply_rows_equals_step():
     gen = np.random.default_rng(2)
     u, _, sig, tau, uni = mono._cases(gen, 200, 4, 0, 1)
     a, found = u.copy(), np.empty(200)
-    eng.apply_rows(system.kind, system.params, a, sig, tau, np.ascontiguousarray(uni), found)
+    system.drivers.apply_rows(system.params, a, sig, tau, np.ascontiguousarray(uni), found)
     for i in range(200):
         np.testing.assert_array_equal(a[i], system.step(u[i], sig[i], tau[i], u=uni[i]))
         w = u[i]

@@ -72,12 +72,12 @@ def user_jpsw(S, p):
 
 def faster(S, c):
     return rc.Map(thinned_faster_jsw, servers=S, uniforms=1, params=[c, 0.0], monotone=True,
-                  name=f"JSW, service x {c}")
+                  loss=True, name=f"JSW, service x {c}")  # the same step can lose (q > 0)
 
 
 def thinned(S, q):
     return rc.Map(thinned_faster_jsw, servers=S, uniforms=1, params=[1.0, q], monotone=True,
-                  name=f"JSW, lost w.p. {q}")
+                  loss=True, name=f"JSW, lost w.p. {q}")
 
 
 def pools(speed_a=2.0, speed_b=1.0, rank=0):
@@ -230,10 +230,10 @@ def test_random_cases_use_the_blocks():
     # the random cases alone refute J_2SW within the pools
     u, v, sig, tau, uni = mono._cases(gen, 4000, 4, 0, 1, blocks)
     a, b, found = u.copy(), v.copy(), np.empty(len(u))
-    k = POOLS_J2.kernels
-    k.apply_rows(int(POOLS_J2.kind), POOLS_J2.params, a, sig, tau, np.ascontiguousarray(uni),
+    k = POOLS_J2.drivers
+    k.apply_rows(POOLS_J2.params, a, sig, tau, np.ascontiguousarray(uni),
                  found)
-    k.apply_rows(int(POOLS_J2.kind), POOLS_J2.params, b, sig, tau, np.ascontiguousarray(uni),
+    k.apply_rows(POOLS_J2.params, b, sig, tau, np.ascontiguousarray(uni),
                  found)
     assert np.any(a > b + mono.TOL)
 

@@ -13,8 +13,8 @@ declaration fails here:
   ``engine="heap"`` is refused elsewhere;
 * ``uniforms``: the kernel passes ``rc.Map``'s contract check with the declared uniforms,
   params and blocks (it reads no more), and fails it with one fewer (it reads them all);
-* ``stability_family`` is one that ``ly.check_stability`` knows, ``kernels`` are the built-in
-  drivers, ``blocks`` tile the vector, ``load`` is ``E[sigma] / (capacity E[tau])``.
+* ``stability_family`` is one that ``ly.check_stability`` knows, ``drivers`` are compiled
+  for the system's kernel, ``blocks`` tile the vector, ``load`` is ``E[sigma] / (capacity E[tau])``.
 
 ``rc.Map`` is not enumerated: its declarations are its user's (the contract check and
 tests/test_user_map.py cover it).
@@ -34,8 +34,7 @@ import pytest
 import coupling as cp
 import recursions as rc
 from loynes.checks import FAMILIES
-from recursions import _engine
-from recursions.codes import LOST, MapCode
+from recursions.codes import LOST
 from recursions.zerowait import QueuePolicy
 from tests import naive
 
@@ -64,20 +63,6 @@ QUEUE_EXAMPLES = {
     rc.PowerOfD: [rc.PowerOfD(4, 2, buffer=3)],
 }
 
-# the kernel of each code, with the user signature step(w, sigma, tau, u, params)
-KERNELS = {
-    MapCode.JSW: rc.maps.jsw,
-    MapCode.JPSW: rc.maps.jpsw,
-    MapCode.LOSS: rc.maps.loss,
-    MapCode.RANDOM: rc.maps.random_routing,
-    MapCode.JIQ: rc.maps.jiq,
-    MapCode.LEAST_OF_D: rc.maps.least_of_d,
-    MapCode.ENVELOPE: rc.maps.envelope,
-    MapCode.SPLIT: rc.maps.split,
-    MapCode.REDUNDANCY: rc.maps.redundancy,
-}
-
-
 def _subclasses(base):
     for info in pkgutil.walk_packages(rc.__path__, "recursions."):
         importlib.import_module(info.name)
@@ -103,18 +88,20 @@ def test_every_builtin_class_has_examples():
             assert instances and all(type(x) is cls for x in instances), cls
 
 
-def test_every_map_code_has_a_kernel():
-    assert set(KERNELS) == set(MapCode) - {MapCode.USER}
+def test_every_kernel_has_the_user_signature_and_is_in_maps():
+    # a built-in map is one class naming one kernel of recursions.maps (and its naive twin)
     gen = np.random.default_rng(0)
     for system in ALL:
         if "dense" not in system.engines:
             continue
-        for _ in range(20):  # apply_map dispatches kind to the kernel of the table
+        kernel = system.kernel
+        assert getattr(rc.maps, kernel.__name__) is kernel, kernel
+        for _ in range(20):
             w, sigma, tau, u = _case(gen, system)
             a, b = w.copy(), w.copy()
-            fa = rc.maps.apply_map(int(system.kind), system.params, a, sigma, tau, u)
-            fb = KERNELS[system.kind](b, sigma, tau, u, system.params)
-            np.testing.assert_array_equal(a, b)
+            fa = kernel(a, sigma, tau, u, system.params)
+            got, fb = system.drivers.step_once(system.params, b, sigma, tau, u)
+            np.testing.assert_array_equal(a, got)
             assert fa == fb
 
 
@@ -167,7 +154,7 @@ def test_kernel_equals_naive_twin_and_declares_loss_and_fcfs(system):
         w, sigma, tau, u = _case(gen, system)
         uu = u if system.uniforms else None
         got = system.step(w, sigma, tau, uu)
-        _, found = system.kernels.step_once(int(system.kind), system.params, w, sigma, tau, u)
+        _, found = system.drivers.step_once(system.params, w, sigma, tau, u)
         want, want_found = naive.apply(name, params, w.tolist(), sigma, tau, list(u))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         assert found == pytest.approx(want_found, rel=1e-12, abs=1e-12)
@@ -206,10 +193,8 @@ def test_engines_and_heap_policy(system):
 # -- uniforms, params, blocks: the contract check of rc.Map --------------------------------
 def _as_map(system, uniforms):
     sizes = [hi - lo for lo, hi in system.blocks if hi > lo]
-    # rc.Map takes finite params only; Redundancy's "no frame" is frame = inf, and the
-    # largest float truncates nothing either
-    params = np.nan_to_num(system.params, posinf=np.finfo(float).max)
-    return rc.Map(KERNELS[system.kind], servers=system.servers, uniforms=uniforms,
+    params = system.params  # Redundancy's "no frame" is frame = inf
+    return rc.Map(system.kernel, servers=system.servers, uniforms=uniforms,
                   params=params, blocks=sizes, loss=system.has_loss,
                   monotone=system.monotone, name=repr(system), check=False)
 
@@ -228,7 +213,7 @@ def test_declared_uniforms_are_what_the_kernel_reads(system):
 @pytest.mark.parametrize("system", ALL, ids=repr)
 def test_other_declarations(system):
     assert system.stability_family in FAMILIES
-    assert system.kernels is _engine
+    assert system.drivers is rc.drivers.compiled_drivers(system.kernel)[0]
     blocks = system.blocks
     assert blocks[0][0] == 0 and blocks[-1][1] == system.servers
     assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))

@@ -8,7 +8,7 @@ from hypothesis import assume, find, given
 from hypothesis import strategies as st
 
 import recursions as rc
-from recursions import _engine as eng
+from recursions import _stats as eng
 from tests import naive
 from tests.strategies import gap, ordered_pairs, service, sorted_vectors, unif
 
@@ -182,8 +182,9 @@ def test_engine_statistics_equal_naive_run(system, grid):
     acc = np.zeros((1, nb, eng.N_STATS))
     hist = np.zeros((1, nb, grid.size + 1))
     path = np.zeros((1, n, s))
-    eng.run_chunk(system.kind, system.params, W, sig[None], tau[None], U[None],
-                  True, 0, n, nb, grid, eng.uniform_step(grid), 1, acc, hist, path)
+    system.drivers.run_chunk(system.params, W, sig[None], tau[None], U[None],
+                             True, 0, n, nb, grid, eng.uniform_step(grid), 1, acc, hist,
+                             path)
     prof = eng.profile_counts(hist)
     np.testing.assert_allclose(W[0], final, atol=1e-12)
     np.testing.assert_allclose(path[0], np.array(states), atol=1e-12)

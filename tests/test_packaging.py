@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,7 @@ def _tree(tmp_path: Path) -> dict[str, Path]:
         "demo": tmp_path / "demo_output" / "report.txt",
         "pytest_cache": tmp_path / ".pytest_cache" / "README.md",
         "hypothesis": tmp_path / ".hypothesis" / "examples" / "x",
+        "drivers": tmp_path / "drivers-cache" / "drivers_0123.py",  # the compiled drivers
     }
     for f in files.values():
         f.parent.mkdir(parents=True, exist_ok=True)
@@ -42,7 +44,8 @@ def _make(tmp_path: Path, target: str) -> subprocess.CompletedProcess:
     make = shutil.which("make")
     if make is None:  # pragma: no cover - make is on every machine the project uses
         pytest.skip("make is not installed")
-    return subprocess.run([make, "--no-print-directory", target], cwd=tmp_path,
+    env = dict(os.environ, QUEUE_RECURSIONS_CACHE=str(tmp_path / "drivers-cache"))
+    return subprocess.run([make, "--no-print-directory", target], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -50,7 +53,7 @@ def test_make_clean_cache_removes_numba_caches_but_not_the_venv(tmp_path):
     files = _tree(tmp_path)
     res = _make(tmp_path, "clean-cache")
     assert res.returncode == 0, res.stderr
-    for key in ("nbi", "nbc", "nested"):
+    for key in ("nbi", "nbc", "nested", "drivers"):
         assert not files[key].exists(), key
     for key in ("pyc", "source", "venv_nbi", "venv_python", "demo", "pytest_cache",
                 "hypothesis"):

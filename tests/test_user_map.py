@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.user_map import _cache_key, compiled_drivers
+from recursions.drivers import _cache_key, compiled_drivers
 from recursions.vectors import add_at_rank, drain, random_rank
 from tests.strategies import gap, service, sorted_vectors, unif
 
@@ -62,6 +62,15 @@ def two_speed(w, sigma, tau, u, params):
 
 
 # steps that break the contract (only the step itself is compiled: the check runs first)
+@numba.njit
+def undeclared_loss(w, sigma, tau, u, params):  # a loss system declared loss=False
+    found = rc.LOST
+    if w[0] == 0.0:
+        found = add_at_rank(w, 0, w.size, 0, sigma)
+    drain(w, tau)
+    return found
+
+
 @numba.njit
 def unsorted_step(w, sigma, tau, u, params):
     w[0] += sigma  # no re-sort
@@ -257,9 +266,9 @@ def test_step_equals_builtin(key, data, sigma, tau, u):
     got = user.step(w, sigma, tau, _u(user, u))
     want = builtin.step(w, sigma, tau, _u(builtin, u))
     np.testing.assert_array_equal(got, want)
-    fu = user.kernels.step_once(int(user.kind), user.params, np.array(w, dtype=float),
+    fu = user.drivers.step_once(user.params, np.array(w, dtype=float),
                                 sigma, tau, np.array([u]))[1]
-    fb = builtin.kernels.step_once(int(builtin.kind), builtin.params,
+    fb = builtin.drivers.step_once(builtin.params,
                                    np.array(w, dtype=float), sigma, tau, np.array([u]))[1]
     assert fu == fb
 
@@ -298,7 +307,7 @@ def test_a_map_declares_the_generic_dense_system():
     assert (user.engines, user.heap_policy, user.fcfs, user.stability_family,
             user.monotone, user.has_loss, user.uniforms) == (
         ("dense",), None, False, "generic", False, False, 0)
-    assert user.kernels is not rc.JSW(3).kernels and user.kind == rc.codes.MapCode.USER
+    assert user.drivers is rc.JSW(3).drivers and user.kernel is user.step_function  # one door
     assert PAIRS["loss"][0].has_loss and PAIRS["lld"][0].uniforms == 1
     inp = _input(user)
     with pytest.raises(ValueError, match=r"heap engine runs .* not Map"):
@@ -368,6 +377,7 @@ def test_stability_map_and_sweep_take_factories_of_maps():
     (reads_u0, 0, r"reads more than uniforms=0"),
     (reads_u1, 1, r"reads more than uniforms=1"),
     (raising_step, 0, "raised ValueError: sigma too large"),
+    (undeclared_loss, 0, r"returned rc.LOST \(a lost customer\) but is declared loss=False"),
 ], ids=lambda x: getattr(x, "__name__", str(x)))
 def test_contract_violations_are_refused_naming_the_map(step, uniforms, message):
     bad = rc.Map(step, servers=3, uniforms=uniforms, name="my-map")
@@ -398,8 +408,7 @@ def test_check_false_skips_the_contract_check():
 @pytest.mark.parametrize(("kwargs", "error", "match"), [
     (dict(servers=4, blocks=[2, 1]), ValueError, r"blocks must sum to servers=4"),
     (dict(servers=4, blocks=[0, 4]), ValueError, "blocks"),
-    (dict(servers=3, params=[1.0, np.nan]), ValueError, "params must be finite"),
-    (dict(servers=3, params=[np.inf]), ValueError, "params must be finite"),
+    (dict(servers=3, params=[1.0, np.nan]), ValueError, "params must be numbers"),
     (dict(servers=3, capacity=0.0), ValueError, "capacity must be a finite number > 0"),
     (dict(servers=3, capacity=-2.0), ValueError, "capacity"),
     (dict(servers=3, capacity=np.inf), ValueError, "capacity"),
@@ -463,7 +472,7 @@ def test_a_used_map_pickles():
 def test_envelope_of_a_map():
     mono = PAIRS["scratch"][0]
     env = rc.Envelope(mono)
-    assert env.monotone and env.kernels is mono.kernels
+    assert env.monotone and env.drivers is mono.drivers
     np.testing.assert_array_equal(env.step([0.0, 1.0, 3.0], 2.0, 0.5),
                                   mono.step([0.0, 1.0, 3.0], 2.0, 0.5))
     with pytest.raises(ValueError, match="no monotone envelope is known"):
@@ -527,7 +536,7 @@ def step(w, sigma, tau, u, params):
 SCRIPT = '''
 import json, sys
 import recursions as rc
-from recursions.user_map import compiled_drivers
+from recursions.drivers import compiled_drivers
 import userstep
 
 m = rc.Map(userstep.step, servers=2, name="cached step")
@@ -562,7 +571,7 @@ def test_drivers_are_cached_on_disk_and_reused_by_a_later_process(tmp_path, monk
         return json.loads(out.stdout.strip().splitlines()[-1]), out.stderr
 
     first, err = run()
-    generated = sorted(cache.glob("user_drivers_*.py"))
+    generated = sorted(cache.glob("drivers_*.py"))
     assert first["how"] == "cached" and first["misses"] > 0
     assert len(generated) == 1
     assert list((cache / "__pycache__").glob(f"{generated[0].stem}.*.nbi"))
@@ -587,7 +596,7 @@ def test_drivers_are_cached_on_disk_and_reused_by_a_later_process(tmp_path, monk
         keys.add(_cache_key(step))
         compiled_drivers(step)  # writes the drivers' source (compiles lazily: nothing here)
     assert len(keys) == 3 and None not in keys
-    assert len(list(cache.glob("user_drivers_*.py"))) == 1 + 3
+    assert len(list(cache.glob("drivers_*.py"))) == 1 + 3
 
 
 def test_closures_are_not_cached_on_disk():
