@@ -733,7 +733,7 @@ def perfect_sample(
     if method is not None and fcfs is None:
         raise ValueError(f"method= applies to JSW (or to the bound given as dominated_by) "
                          f"only, got method={method!r} for {type(system).__name__}")
-    if upper is None and isinstance(system, rc.Envelope) and isinstance(system.system, rc.Loss):
+    if upper is None and system.monotone and system.bounded_by_service:
         b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
         if math.isfinite(b):
             upper = np.full(S, b)
@@ -776,7 +776,7 @@ def perfect_sample(
             _show_dominance(system, bound, int(dominance_trials))
         for k, sd in enumerate(seeds):
             out[k], steps[k] = run_one(sd, t0, tcap)
-    elif isinstance(system, rc.Loss):
+    elif system.has_loss and system.bounded_by_service and not system.monotone:  # renovation
         method = "renovation"
         b = support_max(input.service) if hasattr(input, "service") else math.inf
         if isinstance(input, rc.Periodic):

@@ -86,6 +86,9 @@ class System:
     fcfs : bool
         Whether the map is the Kiefer-Wolfowitz map of FCFS G/G/S (join the least workload),
         for which stationary tail bounds certify backward limits.
+    bounded_by_service : bool
+        Whether no workload ever exceeds the largest service time (loss systems and their
+        envelope): with bounded service times the state is bounded, which exact samplers use.
     stability_family : str
         Which stability argument applies (``loynes.check_stability`` dispatches on it):
         ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
@@ -99,6 +102,7 @@ class System:
     has_loss: ClassVar[bool] = False
     monotone: ClassVar[bool] = False
     fcfs: ClassVar[bool] = False
+    bounded_by_service: ClassVar[bool] = False
     stability_family: ClassVar[str] = "generic"
     params: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -430,6 +434,7 @@ class Loss(System):
 
     kernel: ClassVar[Any] = staticmethod(maps.loss)
     has_loss: ClassVar[bool] = True
+    bounded_by_service: ClassVar[bool] = True
     stability_family: ClassVar[str] = "loss"
 
 
@@ -629,6 +634,11 @@ class Envelope(System):
     def fcfs(self) -> bool:  # type: ignore[override]
         """As the bounded system when it is passed through (the envelope of JSW is JSW)."""
         return self._passthrough and self.system.fcfs
+
+    @property
+    def bounded_by_service(self) -> bool:  # type: ignore[override]
+        """As the bounded system: the envelope of a loss system keeps ``max(w_i, sigma)``."""
+        return self.system.bounded_by_service
 
     @property
     def stability_family(self) -> str:  # type: ignore[override]
