@@ -143,6 +143,16 @@ class System:
         return None
 
     @property
+    def envelope_params(self) -> tuple[float, float] | None:
+        """``params`` of :func:`recursions.maps.envelope` for an idle-first system, else ``None``.
+
+        ``(base, r)``: which system (:class:`recursions.codes.EnvelopeBase`) and the rank it
+        joins when every server is busy. :class:`Envelope` passes systems without one through
+        (a monotone map is its own envelope).
+        """
+        return None
+
+    @property
     def engines(self) -> tuple[str, ...]:
         """Engines that run this system: ``"dense"`` (the sorted-vector kernel), ``"heap"``."""
         return ("dense", "heap") if self.heap_policy is not None else ("dense",)
@@ -410,6 +420,11 @@ class JpSW(System):
         """``JpSW(S, 0)`` is JSW, which the heap engine runs."""
         return (HeapPolicy.JSW, 0) if self.p == 0 else None
 
+    @property
+    def envelope_params(self) -> tuple[float, float] | None:
+        """Idle first, else rank ``p``."""
+        return (float(EnvelopeBase.JPSW), float(self.p))
+
 
 @dataclass(frozen=True)
 class Loss(System):
@@ -436,6 +451,7 @@ class Loss(System):
     has_loss: ClassVar[bool] = True
     bounded_by_service: ClassVar[bool] = True
     stability_family: ClassVar[str] = "loss"
+    envelope_params: ClassVar[tuple[float, float]] = (float(EnvelopeBase.LOSS), 0.0)
 
 
 @dataclass(frozen=True)
@@ -511,6 +527,11 @@ class JIQ(System):
     def engines(self) -> tuple[str, ...]:
         """``("dense", "heap")``, or the queue-length engines with a buffer."""
         return ("dense", "heap") if self.buffer is None else ("queues", "counts")
+
+    @property
+    def envelope_params(self) -> tuple[float, float] | None:
+        """Idle first, else a uniform rank."""
+        return (float(EnvelopeBase.JIQ), 0.0)
 
 
 @dataclass(frozen=True)
@@ -592,7 +613,7 @@ class Envelope(System):
             raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
         if isinstance(system, Envelope):
             system = system.system
-        if not isinstance(system, (JpSW, JIQ, Loss)) and not system.monotone:
+        if system.envelope_params is None and not system.monotone:
             # passed through unchanged, it would be declared monotone without being so
             raise ValueError(f"no monotone envelope is known for {system!r}: Envelope bounds "
                              "JpSW, JIQ and Loss, and is the map itself for a monotone map")
@@ -602,17 +623,11 @@ class Envelope(System):
 
     @property
     def _passthrough(self) -> bool:
-        return not isinstance(self.system, (JpSW, JIQ, Loss))
+        return self.system.envelope_params is None
 
     def _params(self) -> np.ndarray:
-        sys_ = self.system
-        if isinstance(sys_, JpSW):
-            return np.array([float(EnvelopeBase.JPSW), float(sys_.p)])
-        if isinstance(sys_, JIQ):
-            return np.array([float(EnvelopeBase.JIQ), 0.0])
-        if isinstance(sys_, Loss):
-            return np.array([float(EnvelopeBase.LOSS), 0.0])
-        return sys_.params
+        own = self.system.envelope_params
+        return self.system.params if own is None else np.array(own, dtype=np.float64)
 
     # the kernel, uniforms and loss flag follow the bounded system
     @property
