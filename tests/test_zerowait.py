@@ -353,3 +353,30 @@ def test_simulate_dispatches_to_zerowait():
     assert res.p_wait == ref.p_wait
     jiq = rc.simulate(rc.JIQ(5, buffer=3), inp, steps=20_000, rng=1)
     assert jiq.engine == "counts" and jiq.p_block is not None
+
+
+@pytest.mark.parametrize(("kw", "name"), [
+    ({"grid": [0.0, 1.0]}, "grid="), ({"w0": [0.0, 0.0, 0.0]}, "w0="),
+    ({"record": True}, "record="), ({"progress": True}, "progress="),
+    ({"reference": lambda w: w}, "reference="), ({"profile_every": 2}, "profile_every="),
+    ({"chunk": 100}, "chunk="),
+])
+def test_queue_length_systems_refuse_options_they_cannot_honour(kw, name):
+    # they were silently dropped before
+    for system in (rc.JSQ(3, buffer=2), rc.JIQ(3, buffer=2)):
+        with pytest.raises(ValueError, match=rf"queue-length engines, which do not take {name}"):
+            rc.simulate(system, rc.Poisson(2.0, rc.dists.Exponential(1.0)), steps=100, rng=1,
+                        **kw)
+
+
+def test_no_import_circle_between_simulate_and_the_queue_engines():
+    import subprocess
+    import sys
+
+    # importing the queue engines first must work (it failed when they imported simulate)
+    code = ("import importlib; z = importlib.import_module('recursions.zerowait'); "
+            "r = importlib.import_module('recursions.result'); "
+            "assert z.SimulationResult is r.SimulationResult; "
+            "s = importlib.import_module('recursions.simulate'); "
+            "assert s.simulate_queues is z.simulate_queues")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
