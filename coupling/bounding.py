@@ -18,28 +18,29 @@ customer brings ``sigma``, the next one comes ``tau`` later, and the map is
 where ``r`` is the busy rank: ``p + 1`` for J_{p+1}SW, ``floor(U S) + 1`` for JIQ with the
 customer's routing uniform ``U`` (the same ``r`` for every ``x``: that is the coupling).
 
-The construction (MATH.md §2-6)
--------------------------------
+The construction
+----------------
 **Lemma 1 (fixed rank).** For a fixed rank ``i`` the map ``x -> R(x + sigma e_i)`` is
 nondecreasing on sorted vectors: the k-th smallest member of a finite family is a
 nondecreasing function of each member, and ``x ≺ y`` raises every member of
 ``(x(1), .., x(i) + sigma, .., x(S))``. The drain ``x -> [x - tau 1]^+`` is nondecreasing
-too. Also ``T_1(x) = R(sigma, x(2), .., x(S))`` is nondecreasing, and equals
-``R(x + sigma e_1)`` when ``x(1) = 0``.
+too, and so is ``x -> R(sigma, x(2), .., x(S))``, which equals ``R(x + sigma e_1)`` when
+``x(1) = 0``.
 
-**Lemma 2 (interval update).** Let ``l ≺ u`` be sorted and let ``A`` be the set of ranks
-that some ``x`` with ``l ≺ x ≺ u`` joins: ``{1}`` if ``u(1) = 0`` (every such ``x`` has an
-idle server), ``{r}`` if ``l(1) > 0`` (every ``x`` is busy), ``{1, r}`` otherwise (mixed).
-With ``T_r(x) = R(x + sigma e_r)``, put
+**Lemma 2 (interval update).** Let ``l ≺ u`` be sorted. An ``x`` with ``l ≺ x ≺ u`` makes
+one of two moves: *idle* (``x(1) = 0``: ``R(x + sigma e_1)``) or *busy* (``x(1) > 0``:
+``R(x + sigma e_r)``; ``r = 1`` is possible for JIQ). Let ``A`` be the set of moves some such
+``x`` makes: {idle} if ``u(1) = 0``, {busy} if ``l(1) > 0``, {idle, busy} otherwise (mixed).
+With the lower and upper images of the moves
 
-    ``Psi(l, u) = [min_{i in A} R(l + sigma e_i) - tau 1]^+``,
-    ``Phi(l, u) = [max_{i in A} T_i(u) - tau 1]^+``,
+    ``L_idle = R(l + sigma e_1)``,  ``U_idle = R(sigma, u(2), .., u(S))``,
+    ``L_busy = R(l + sigma e_r)``,  ``U_busy = R(u + sigma e_r)``,
 
-the minimum and maximum taken coordinatewise (of sorted vectors: sorted again). Then
-``Psi ≺ G(x) ≺ Phi`` for every ``l ≺ x ≺ u``. Indeed ``x`` joins some ``i in A``; if
-``i = 1``, then ``x(1) = 0`` and ``R(l + sigma e_1) ≺ R(x + sigma e_1) = T_1(x) ≺ T_1(u)``
-by Lemma 1, and if ``i = r``, ``R(l + sigma e_r) ≺ R(x + sigma e_r) ≺ T_r(u)``. In the three
-cases this reads
+put ``Psi(l, u) = [min_{a in A} L_a - tau 1]^+`` and ``Phi(l, u) = [max_{a in A} U_a -
+tau 1]^+``, the minimum and maximum taken coordinatewise (of sorted vectors: sorted again).
+Then ``Psi ≺ G(x) ≺ Phi`` for every ``l ≺ x ≺ u``. Indeed if ``x`` is idle,
+``L_idle ≺ R(x + sigma e_1) = R(sigma, x(2), .., x(S)) ≺ U_idle`` by Lemma 1, and if ``x`` is
+busy, ``L_busy ≺ R(x + sigma e_r) ≺ U_busy``. In the three cases this reads
 
 * ``l(1) > 0`` (every ``x`` busy): ``Psi = G(l)``, ``Phi = G(u)``;
 * ``u(1) = 0`` (every ``x`` idle): ``Psi = G(l)``, ``Phi = G(u)`` (rank 1 for all);
@@ -50,15 +51,16 @@ cases this reads
   ``R(l + sigma e_r)`` (continuity), idle ones reach ``R(l + sigma e_1)``.
 
 ``Psi`` and ``Phi`` are sorted and non-negative, and ``Psi ≺ Phi`` (``A`` is not empty and
-``R(l + sigma e_i) ≺ T_i(u)`` for each ``i``). The update is also monotone for inclusion: if
+``L_a ≺ U_a`` for each move). The update is also monotone for inclusion: if
 ``l ≺ l' ≺ u' ≺ u`` then ``A' ⊂ A`` (``u'(1) = 0`` forces ``l(1) = 0``, ``l'(1) > 0`` forces
-``u(1) > 0``), so ``Psi(l, u) ≺ Psi(l', u')`` and ``Phi(l', u') ≺ Phi(l, u)``. If ``l = u``
-the update is ``G`` itself, so bounds that have met stay together.
+``u(1) > 0``) and each ``L_a``, ``U_a`` is monotone, so ``Psi(l, u) ≺ Psi(l', u')`` and
+``Phi(l', u') ≺ Phi(l, u)``. If ``l = u`` the update is ``G`` itself, so bounds that have
+met stay together.
 
 **Lemma 3 (a dominating queue).** Adding ``sigma`` to one coordinate and re-sorting raises
 no order statistic by more than ``sigma``, so every coordinate of ``G(x)``, and of
 ``Phi(l, u)``, is at most ``[max_j x(j) + sigma - tau]^+`` (with ``x = u`` for ``Phi``; for
-``T_1``, ``max(sigma, u(S)) <= u(S) + sigma``). This is the Lindley update
+``U_idle``, ``max(sigma, u(S)) <= u(S) + sigma``). This is the Lindley update
 ``V' = [V + sigma - tau]^+`` of one server fed by *all* customers, which is nondecreasing in
 ``V``. Let ``V`` be its stationary workload, driven by the same input; it exists iff
 ``lam E[sigma] < 1`` (load per server below ``1/S``). Then every stationary version ``X`` of
@@ -70,20 +72,25 @@ tight, and ``P_k / k -> E[sigma - tau] < -2c`` a.s.), so ``P(D(0) > V(0)) = 0``.
 holds in continuous time, where the maximum coordinate and ``V`` both drain at unit rate
 and jump at arrivals by at most, and exactly, ``sigma``.
 
-**The sampler.** Take a past time ``-T`` and the stationary dominating workload ``V(-T)``
-jointly with the input after ``-T``. Start ``l = 0``, ``u = V(-T) 1`` and apply the update of
-Lemma 2 (with the drain between arrivals) up to time 0. By Lemma 3 the stationary state at
-``-T`` lies in ``[0, V(-T) 1]``, and by Lemma 2 it stays in ``[l, u]``; if ``l = u`` at 0,
-their common value *is* the stationary state at 0. Otherwise try again from ``-2T``, on the
-same input path (the draws of time ``-t`` do not depend on ``T``), up to a cap
-(:class:`coupling.CouplingNotReached`). By Lemma 3 applied to ``Phi``, the upper process
-started at ``-2T`` is below ``V(-T) 1`` at ``-T``, so by inclusion monotonicity the
-brackets are nested: once they close at some ``T`` they close at every larger one with the
-same value, which is why the draw does not depend on where the search starts. The search
-ends a.s.: the dominating queue empties at some time ``-t`` (infinitely often in the past),
-and then ``u(-t) ≺ V(-t) 1 = 0`` forces ``l = u = 0``. So the bracket closes no later than
-the last instant the single-server queue is empty; in practice it closes earlier (measured
-below). This also shows that the map has a unique stationary law when ``lam E[sigma] < 1``.
+**The sampler.** Take a past time ``-T`` and a bound ``B >= V(-T)`` (the stationary
+dominating workload itself, or a certified bound of it) jointly with the input after ``-T``.
+Start ``l = 0``, ``u = B 1`` and apply the update of Lemma 2 (with the drain between
+arrivals) up to time 0. By Lemma 3 the stationary state at ``-T`` lies in ``[0, B 1]``, and
+by Lemma 2 it stays in ``[l, u]``; if ``l = u`` at 0, their common value *is* the stationary
+state at 0. Otherwise try again from ``-2T``, on the same input path (the draws of time
+``-t`` do not depend on ``T``), up to a cap (:class:`coupling.CouplingNotReached`). Every
+bracket, whatever its ``T``, contains the one stationary path, so every bracket that closes
+gives the same value: the draw does not depend on where the search starts, nor on how it
+stops. With ``B = V(-T)`` the brackets are moreover nested (Lemma 3 applied to ``Phi``: the
+upper process started at ``-2T`` is below ``V(-T) 1`` at ``-T``; then inclusion
+monotonicity), so once closed at some ``T`` they stay closed further back. The search ends:
+the dominating queue started at ``B`` empties at some time ``-t`` with probability tending
+to 1 as ``T`` grows (the walk ``sigma - tau`` drifts down), and then ``u(-t) ≺ 0`` forces
+``l = u = 0``. So the bracket closes no later than the last instant the single-server queue
+is empty; in practice it closes well before (for ``JpSW(3, 1)`` at ``lam = 0.95`` with
+exponential service: 46 customers back on average against 342 to the last empty instant of
+the M/M/1 queue). The argument also shows that when ``lam E[sigma] < 1`` the map has exactly
+one stationary version driven by the input.
 
 Two ways to draw ``V(-T)`` with the input after ``-T``, both from :mod:`coupling`:
 
@@ -104,8 +111,9 @@ Limits
   when the load per server is below ``1/S``. That is a strict subset of where the maps have a
   stationary law: Theorem 1 of the seed paper gives, for J_{p+1}SW with Poisson input,
   ``lam E[sigma] B(p, lam E[sigma]) < S - p`` (``B`` Erlang's loss formula), e.g. up to
-  ``lam E[sigma] = 2.73`` for ``S = 3, p = 1`` (against 1 here), and JIQ is stable up to
-  load 1 per server. Outside ``lam E[sigma] < 1`` this module refuses (``ValueError``).
+  ``lam E[sigma] = 2.73`` for ``S = 3, p = 1`` (against 1 here), and JIQ with Poisson
+  input is stable up to load 1 per server (``lam E[sigma] < S``). Outside
+  ``lam E[sigma] < 1`` this module refuses (``ValueError``).
 * **The split bound is not a dominating process.** :class:`recursions.SplitBound` (a p-server
   loss system overflowing to JSW on ``S - p`` servers) is stable where Theorem 1 is, but it
   does *not* dominate J_{p+1}SW pathwise: with the same inputs from empty, the sorted
@@ -113,9 +121,12 @@ Limits
   arrivals for ``S = 3, p = 1, lam = 2`` (measured: 47% of 10^6 arrivals, exponential
   service of mean 1; 3.5% at ``lam = 0.8``), so it cannot serve as the upper process.
 * **The monotone envelope** (:class:`recursions.Envelope`) is the upper process of the mixed
-  case, but as a chain of its own it is unstable in much of that region, so it cannot give
-  the start either. A wider exact region needs a dominating process with a backward
-  stationary sampler that is not known here.
+  case, but as a chain of its own it is unstable in part of Theorem 1's region (measured for
+  ``S = 3, p = 1``, exponential service: from empty its total workload grows by 0.2 per
+  arrival at ``lam = 2.5`` and slowly at ``lam = 2``, while Theorem 1 allows up to 2.73),
+  and where it is stable it is a monotone chain with no known top or backward stationary
+  sampler, so it cannot give the start either. A wider exact region needs a dominating
+  process with a backward stationary sampler that is not known here.
 * Systems that are monotone (``JpSW(S, 0)``, which is JSW, and every map declared monotone)
   are refused: :func:`coupling.perfect_sample` has better methods for them (dominated
   coupling from the past, Propp-Wilson). Loss systems go to its renovation method. JIQ with
@@ -123,12 +134,13 @@ Limits
 
 Examples
 --------
->>> import recursions as rc, coupling as cp
+>>> import recursions as rc
+>>> from coupling.bounding import bounded_sample
 >>> inp = rc.Poisson(0.8, rc.dists.Exponential(1.0))
->>> ps = cp.bounding.bounded_sample(rc.JpSW(3, 1), inp, 4, rng=1)
+>>> ps = bounded_sample(rc.JpSW(3, 1), inp, 4, rng=1)
 >>> ps.samples.shape, ps.method
 ((4, 3), 'bounding')
->>> bool((ps.samples >= 0).all() and (ps.steps >= 1).all())
+>>> bool((ps.samples >= 0).all() and (ps.steps >= 0).all())
 True
 """
 
@@ -231,9 +243,10 @@ def _kind(system: rc.System) -> tuple[bool, int]:
     env = system.envelope_params
     if system.monotone:
         raise ValueError(
-            f"{system!r} is monotone: use coupling.perfect_sample (dominated coupling from the "
-            "past or Propp-Wilson sandwiching), which is exact and faster; bounding processes "
-            "are for the non-monotone idle-first maps JpSW (p >= 1) and JIQ")
+            f"{system!r} is monotone: sandwich two runs of the map itself with "
+            "coupling.perfect_sample (dominated coupling from the past for JSW, Propp-Wilson "
+            "given upper=, or dominated_by=rc.JSW(S)), which needs no bounding processes; "
+            "these are for the non-monotone idle-first maps JpSW (p >= 1) and JIQ")
     if env is None or int(env[0]) not in (_JPSW, _JIQ):
         extra = (" (a loss system: coupling.perfect_sample samples it by renovation)"
                  if system.has_loss else "")
@@ -318,27 +331,48 @@ class _Routing:
         return np.ascontiguousarray(self.rows[:m][::-1])
 
 
+@jit
+def _lindley(v, t0, times, services, t1):
+    """Workload at ``t1`` of one server holding ``v`` at ``t0``, arrivals ``times`` (ascending)."""
+    t = t0
+    for k in range(times.size):
+        v = v - (times[k] - t)
+        v = (v if v > 0.0 else 0.0) + services[k]
+        t = times[k]
+    v = v - (t1 - t)
+    return v if v > 0.0 else 0.0
+
+
 class _ReversedPast:
     """The stationary M/G/1 queue fed by every customer, known back from time 0.
 
     ``reach(T)`` returns ``V(-T)`` and the arrivals in ``(-T, 0]`` in increasing time, with
     their services and the times to the next arrival (the first entry is a pseudo-arrival at
-    ``-T`` with no work, which only drains the start).
+    ``-T`` with no work, which only drains the start). The reversed queue is only ever
+    advanced to the fixed times ``leg 2**j`` (each stop rounds its state), so the path, to the
+    last bit, does not depend on the horizons asked for; ``V(-T)`` is carried from the next
+    stop beyond ``-T`` by Lindley's recursion.
     """
 
-    def __init__(self, inp: rc.Renewal, gen: np.random.Generator) -> None:
+    def __init__(self, inp: rc.Renewal, gen: np.random.Generator, leg: float) -> None:
         self.queue = ReversedQueue(inp.arrival_rate, inp.service, gen, "ps")
+        self.leg, self.known = leg, 0.0
         self.t = np.empty(0)  # arrival times, decreasing (customer -1 first)
         self.s = np.empty(0)
 
     def reach(self, T: float):
-        t, x = self.queue.advance(T)
-        self.t = np.concatenate((self.t, t))
-        self.s = np.concatenate((self.s, x))
-        v = self.queue.workload
-        times = np.concatenate(([-T], self.t[::-1], [0.0]))
-        sig = np.concatenate(([0.0], self.s[::-1]))
-        return v, sig, np.maximum(np.diff(times), 0.0), self.t.size, T
+        while self.known < T:
+            self.known = self.leg if self.known == 0.0 else 2.0 * self.known
+            t, x = self.queue.advance(self.known)
+            self.t = np.concatenate((self.t, t))
+            self.s = np.concatenate((self.s, x))
+        n = int(np.count_nonzero(self.t > -T))  # the arrivals after -T come first
+        older_t, older_s = self.t[n:][::-1], self.s[n:][::-1]
+        v = _lindley(self.queue.workload, -self.known, np.ascontiguousarray(older_t),
+                     np.ascontiguousarray(older_s), -T)
+        times = np.concatenate(([-T], self.t[:n][::-1], [0.0]))
+        sig = np.concatenate(([0.0], self.s[:n][::-1]))
+        return v, sig, np.maximum(np.diff(times), 0.0), n, T
 
 
 class _WalkPast:
@@ -435,8 +469,10 @@ def bounded_sample(
     -------
     PerfectSample
         ``samples`` of shape ``(size, S)`` (sorted workload vectors seen by an arrival),
-        ``steps`` the customers in the window that closed (arrivals after ``-T``), method
-        ``"bounding"`` (reversed queue) or ``"bounding-walk"``.
+        ``steps`` the customers back (the arrivals after the start ``-T`` of the bracket that
+        closed, whose services the draw used; 0 when none arrived after ``-T``, possible
+        with the reversed queue only), method ``"bounding"`` (reversed queue) or
+        ``"bounding-walk"``.
 
     Raises
     ------
@@ -455,7 +491,6 @@ def bounded_sample(
     >>> ps = bounded_sample(rc.JIQ(3), inp, 3, rng=2)
     >>> ps.samples.shape, ps.method
     ((3, 3), 'bounding')
-    >>> import numpy as np
     >>> gi = rc.Renewal(rc.dists.Erlang(2, 1.6), rc.dists.Exponential(1.0))   # E2/M/3
     >>> bounded_sample(rc.JpSW(3, 1), gi, 3, rng=2).method
     'bounding-walk'
@@ -511,7 +546,7 @@ def bounded_sample(
     for k, sd in enumerate(seeds):
         g_path, g_route = np.random.default_rng(sd).spawn(2)
         past = _WalkPast(template, g_path) if template is not None else \
-            _ReversedPast(input, g_path)
+            _ReversedPast(input, g_path, 8.0 * input.mean_interarrival)
         out[k], steps[k] = _one(system, jiq, p, past, _Routing(system, g_route), t0, tcap, unit)
     name = "bounding-walk" if template is not None else "bounding"
     return PerfectSample(out, steps, name, repr(system), repr(input))

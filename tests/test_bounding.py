@@ -1,0 +1,227 @@
+"""Bounding processes for J_{p+1}SW and JIQ: the interval update and the exact draws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import coupling as cp
+import recursions as rc
+from coupling.bounding import bounded_sample, interval_step
+
+D = rc.dists
+Z = 4.5
+SYSTEMS = [rc.JpSW(2, 1), rc.JpSW(3, 1), rc.JpSW(3, 2), rc.JpSW(5, 2), rc.JIQ(1), rc.JIQ(3),
+           rc.JIQ(5)]
+GRID = np.array([0.0, 0.5, 1.0, 2.0])  # values drawn from a grid give ties
+
+
+def _value(gen):
+    """A non-negative number, often 0 or a grid value (ties), else continuous."""
+    c = gen.random()
+    if c < 0.25:
+        return 0.0
+    if c < 0.55:
+        return float(gen.choice(GRID))
+    return float(gen.exponential(1.0))
+
+
+def _triple(gen, S):
+    """Sorted ``l ≺ x ≺ u`` with zeros, ties and sometimes ``l = x`` or ``x = u``."""
+    x = np.array([_value(gen) for _ in range(S)])
+    down = np.where(gen.random(S) < 0.3, 0.0, x * gen.choice([0.0, 0.5, 1.0, gen.random()], S))
+    up = x + np.where(gen.random(S) < 0.4, 0.0, [_value(gen) for _ in range(S)])
+    c = gen.random()
+    if c < 0.1:
+        down = x.copy()
+    elif c < 0.2:
+        up = x.copy()
+    # pairing l_i <= x_i <= u_i unsorted gives the order of the sorted vectors
+    return np.sort(down), np.sort(x), np.sort(up)
+
+
+def _naive(system, lo, hi, sigma, tau, r):
+    """Lemma 2 written from its definition with numpy (ranks 0-based)."""
+    def put(w, i):
+        w = w.copy()
+        w[i] += sigma
+        return np.sort(w)
+
+    def t1(w):
+        w = w.copy()
+        w[0] = sigma
+        return np.sort(w)
+
+    moves = ["idle"] if hi[0] == 0 else ["busy"] if lo[0] > 0 else ["idle", "busy"]
+    psi = np.min([put(lo, 0 if a == "idle" else r) for a in moves], axis=0)
+    phi = np.max([t1(hi) if a == "idle" else put(hi, r) for a in moves], axis=0)
+    return np.maximum(psi - tau, 0.0), np.maximum(phi - tau, 0.0)
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=repr)
+def test_interval_update_brackets_the_map(system):
+    gen = np.random.default_rng(system.servers * 10 + getattr(system, "p", 9))
+    S = system.servers
+    for _ in range(3000):
+        lo, x, hi = _triple(gen, S)
+        sigma, tau = _value(gen), _value(gen)
+        u = float(gen.random()) if system.uniforms else None
+        psi, phi = interval_step(system, lo, hi, sigma, tau, u)
+        gx = system.step(x, sigma, tau, u)
+        where = (lo.tolist(), x.tolist(), hi.tolist(), sigma, tau, u)
+        assert np.all(psi <= gx) and np.all(gx <= phi), where
+        assert np.all(np.diff(psi) >= 0) and np.all(np.diff(phi) >= 0), where
+        assert np.all(psi >= 0) and np.all(psi <= phi), where
+        # the one-pass kernels are Lemma 2 as written; busy and idle cases are G itself
+        r = rc.vectors.random_rank(u, S) if system.uniforms else system.p
+        n_psi, n_phi = _naive(system, lo, hi, sigma, tau, r)
+        np.testing.assert_array_equal(psi, n_psi)
+        np.testing.assert_array_equal(phi, n_phi)
+        if lo[0] > 0 or hi[0] == 0:
+            np.testing.assert_array_equal(psi, system.step(lo, sigma, tau, u))
+            np.testing.assert_array_equal(phi, system.step(hi, sigma, tau, u))
+
+
+def test_interval_update_is_the_map_when_the_bounds_meet():
+    gen = np.random.default_rng(3)
+    for _ in range(500):
+        _, x, _ = _triple(gen, 4)
+        sigma, tau, u = _value(gen), _value(gen), float(gen.random())
+        for system in (rc.JpSW(4, 2), rc.JIQ(4)):
+            uu = u if system.uniforms else None
+            psi, phi = interval_step(system, x, x, sigma, tau, uu)
+            gx = system.step(x, sigma, tau, uu)
+            np.testing.assert_array_equal(psi, gx)
+            np.testing.assert_array_equal(phi, gx)
+
+
+def _compare(ps, fwd):
+    """z-scores of the mean total workload and of P(idle server) = P(w[0] == 0)."""
+    x = ps.samples
+    tot = x.sum(axis=1)
+    z_w = (tot.mean() - fwd.mean_workload.value) / math.hypot(
+        tot.std() / math.sqrt(tot.size), fwd.mean_workload.se)
+    idle = (x[:, 0] == 0).mean()
+    se = math.sqrt(idle * (1 - idle) / x.shape[0])
+    z_p = (idle - (1 - fwd.p_all_busy.value)) / math.hypot(se, fwd.p_all_busy.se)
+    return z_w, z_p
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("system", "inp", "method"),
+    [
+        (rc.JpSW(3, 1), rc.Poisson(0.9, D.Exponential(1.0)), "bounding"),
+        (rc.JpSW(3, 1), rc.Poisson(0.8, D.LogNormal(1.0, 2.0)), "bounding"),
+        (rc.JpSW(5, 2), rc.Poisson(0.9, D.Exponential(1.0)), "bounding"),
+        (rc.JpSW(5, 2), rc.Poisson(0.9, D.Deterministic(1.0)), "bounding"),
+        (rc.JIQ(3), rc.Poisson(0.9, D.Exponential(1.0)), "bounding"),
+        (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 1.8), D.Uniform(0.0, 2.0)), "bounding-walk"),
+    ],
+    ids=["J2SW(3)-M/M", "J2SW(3)-M/LN", "J3SW(5)-M/M", "J3SW(5)-M/D", "JIQ(3)-M/M",
+         "J2SW(3)-E2/U"],
+)
+def test_exact_draws_match_forward_simulation(system, inp, method):
+    size = 12_000 if method == "bounding" else 6000  # the walk is slower
+    ps = bounded_sample(system, inp, size, rng=5)
+    assert ps.method == method and ps.samples.shape == (size, system.servers)
+    assert np.all(np.diff(ps.samples, axis=1) >= 0) and np.all(ps.samples >= 0)
+    assert np.all(ps.steps >= (1 if method == "bounding-walk" else 0))
+    fwd = rc.simulate(system, inp, steps=2_000_000, warmup=20_000, rng=6)
+    z_w, z_p = _compare(ps, fwd)
+    assert abs(z_w) <= Z and abs(z_p) <= Z, (z_w, z_p)
+
+
+def test_walk_method_with_poisson_input_matches_forward():
+    system, inp = rc.JIQ(3), rc.Poisson(0.9, D.Exponential(1.0))
+    ps = bounded_sample(system, inp, 6000, rng=7, method="walk")
+    assert ps.method == "bounding-walk"
+    z_w, z_p = _compare(ps, rc.simulate(system, inp, steps=2_000_000, warmup=20_000, rng=8))
+    assert abs(z_w) <= Z and abs(z_p) <= Z, (z_w, z_p)
+
+
+def test_draws_tell_j2sw_from_jsw():
+    # two servers near lam E[sigma] = 1: the idle-first rule changes P(idle) by 0.05
+    inp = rc.Poisson(0.95, D.Exponential(1.0))
+    ps = bounded_sample(rc.JpSW(2, 1), inp, 5000, rng=9)
+    own = rc.simulate(rc.JpSW(2, 1), inp, steps=2_000_000, warmup=20_000, rng=10)
+    jsw = rc.simulate(rc.JSW(2), inp, steps=2_000_000, warmup=20_000, rng=10)
+    assert max(map(abs, _compare(ps, own))) <= Z
+    assert min(_compare(ps, jsw)) > Z  # about 11 and 8 standard errors off JSW's
+
+
+@pytest.mark.parametrize(
+    ("system", "inp", "starts"),
+    [
+        (rc.JpSW(3, 1), rc.Poisson(0.9, D.Exponential(1.0)), (0.25, 40.0)),
+        (rc.JIQ(3), rc.Poisson(0.9, D.LogNormal(1.0, 2.0)), (0.25, 40.0)),
+        (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0)), (2, 200)),
+    ],
+    ids=["J2SW-reversed", "JIQ-reversed", "J2SW-walk"],
+)
+def test_draws_do_not_depend_on_the_search_start(system, inp, starts):
+    a = bounded_sample(system, inp, 300, rng=4, start=starts[0])
+    b = bounded_sample(system, inp, 300, rng=4, start=starts[1])
+    np.testing.assert_array_equal(a.samples, b.samples)
+    assert not np.array_equal(a.steps, b.steps)  # the searches did differ
+
+
+def test_refuses_load_at_or_above_one_over_servers():
+    # Theorem 1 holds (1.5 * B(1, 1.5) = 0.9 < 2): the system is stable, the bound is not
+    with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1.*Theorem 1 \(holds"):
+        bounded_sample(rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0)), 2)
+    with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1"):
+        bounded_sample(rc.JIQ(3), rc.Poisson(1.0, D.Exponential(1.0)), 2)
+    with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1"):
+        bounded_sample(rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 2.0), D.Exponential(0.9)), 2)
+
+
+@pytest.mark.parametrize(
+    "system",
+    [rc.JpSW(3, 0), rc.JSW(3), rc.RandomRouting(3), rc.LeastOfD(3, 2), rc.Envelope(rc.JpSW(3, 1)),
+     rc.SplitBound(3, 1)],
+    ids=repr,
+)
+def test_refuses_monotone_systems(system):
+    with pytest.raises(ValueError, match=r"monotone: use coupling\.perfect_sample"):
+        bounded_sample(system, rc.Poisson(0.5, D.Exponential(1.0)), 2)
+
+
+def test_refuses_other_systems_and_inputs():
+    poisson = rc.Poisson(0.5, D.Exponential(1.0))
+    with pytest.raises(ValueError, match="renovation"):
+        bounded_sample(rc.Loss(3), poisson, 2)
+    with pytest.raises(ValueError, match="queue-length system"):
+        bounded_sample(rc.JIQ(3, buffer=2), poisson, 2)
+    with pytest.raises(TypeError, match="recursions system"):
+        bounded_sample("JIQ", poisson, 2)
+    with pytest.raises(ValueError, match="renewal arrivals"):
+        bounded_sample(rc.JIQ(3), rc.Periodic([1.0], [2.0]), 2)
+    gi = rc.Renewal(D.Erlang(2, 1.0), D.Exponential(1.0))  # E2/M at lam E[sigma] = 0.5
+    with pytest.raises(ValueError, match="needs Poisson"):
+        bounded_sample(rc.JIQ(3), gi, 2, method="reversed")
+    with pytest.raises(ValueError, match="light tail"):
+        bounded_sample(rc.JIQ(3), rc.Renewal(D.Erlang(2, 1.0), D.LogNormal(1.0, 1.0)), 2)
+    with pytest.raises(ValueError, match="method must be"):
+        bounded_sample(rc.JIQ(3), poisson, 2, method="dominated")
+    with pytest.raises(ValueError, match="size"):
+        bounded_sample(rc.JIQ(3), poisson, 0)
+    with pytest.raises(ValueError, match="start <= cap"):
+        bounded_sample(rc.JIQ(3), poisson, 2, start=10.0, cap=1.0)
+    with pytest.raises(ValueError, match="below upper"):
+        interval_step(rc.JIQ(2), [0.0, 2.0], [0.0, 1.0], 1.0, 1.0, 0.5)
+    with pytest.raises(ValueError, match="sorted"):
+        interval_step(rc.JpSW(2, 1), [1.0, 0.0], [1.0, 2.0], 1.0, 1.0)
+    with pytest.raises(ValueError, match="needs u"):
+        interval_step(rc.JIQ(2), [0.0, 0.0], [1.0, 2.0], 1.0, 1.0)
+
+
+def test_cap_raises_coupling_not_reached():
+    inp = rc.Poisson(0.9, D.Exponential(1.0))
+    with pytest.raises(cp.CouplingNotReached, match="did not meet"):
+        bounded_sample(rc.JpSW(3, 1), inp, 20, rng=1, start=1e-3, cap=1e-3)
+    gi = rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0))
+    with pytest.raises(cp.CouplingNotReached, match="customers back"):
+        bounded_sample(rc.JpSW(3, 1), gi, 20, rng=1, start=1, cap=1)
