@@ -148,6 +148,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from typing import Any
 
 import numpy as np
@@ -372,7 +373,7 @@ class _ReversedPast:
                      np.ascontiguousarray(older_s), -T)
         times = np.concatenate(([-T], self.t[:n][::-1], [0.0]))
         sig = np.concatenate(([0.0], self.s[:n][::-1]))
-        return v, sig, np.maximum(np.diff(times), 0.0), n, T
+        return v, sig, np.maximum(np.diff(times), 0.0), n, T, T
 
 
 class _WalkPast:
@@ -396,22 +397,25 @@ class _WalkPast:
         N = int(ks[i])
         _, s, t = walk.path()
         sig, tau = np.ascontiguousarray(s[:N][::-1]), np.ascontiguousarray(t[:N][::-1])
-        return float(bounds[i, 0]), sig, tau, N, N
+        return float(bounds[i, 0]), sig, tau, N, N, float(tau.sum())
 
 
 def _one(system, jiq, p, past, routing, start, cap, unit):
-    """One exact draw: bracket from ``-T`` for ``T = start, 2 start, ...`` up to ``cap``."""
+    """One exact draw: bracket from ``-T`` for ``T = start, 2 start, ...`` up to ``cap``.
+
+    Returns the state at 0, the customers back and the time back.
+    """
     S = system.servers
     T = start
     while True:
-        v, sig, tau, n, horizon = past.reach(T)
+        v, sig, tau, n, horizon, back = past.reach(T)
         m = sig.size
         us = routing.latest(n)
         if m > n:  # the pseudo-arrival at -T joins no rank that matters (it brings no work)
             us = np.concatenate(([0.0], us))
         lo, hi = np.zeros(S), np.full(S, v)
         if _bracket(lo, hi, sig, tau, us, jiq, p):
-            return lo, n
+            return lo, n, back
         if horizon >= cap:
             raise CouplingNotReached(
                 f"the bounding processes of {system!r} did not meet within {cap:g} {unit} back; "
@@ -468,11 +472,13 @@ def bounded_sample(
     Returns
     -------
     PerfectSample
-        ``samples`` of shape ``(size, S)`` (sorted workload vectors seen by an arrival),
-        ``steps`` the customers back (the arrivals after the start ``-T`` of the bracket that
-        closed, whose services the draw used; 0 when none arrived after ``-T``, possible
-        with the reversed queue only), method ``"bounding"`` (reversed queue) or
-        ``"bounding-walk"``.
+        ``samples`` of shape ``(size, S)`` (sorted workload vectors seen by an arrival);
+        ``customers_back`` (alias ``steps``): the arrivals after the start ``-T`` of the
+        bracket that closed, whose services the draw used (0 when none arrived after ``-T``,
+        possible with the reversed queue only); ``time_back``: ``T``, or for the walk the
+        interarrival times from customer ``-N`` to 0; ``seconds`` per draw; method
+        ``"bounding"`` (reversed queue) or ``"bounding-walk"``. Its statistics
+        (``mean_workload``, ``p_all_busy``, ``profile``...) carry i.i.d. standard errors.
 
     Raises
     ------
@@ -543,10 +549,16 @@ def bounded_sample(
     seeds = as_seed_sequence(rng).spawn(int(size))
     out = np.empty((int(size), system.servers))
     steps = np.empty(int(size), dtype=np.int64)
+    back = np.empty(int(size))
+    seconds = np.empty(int(size))
     for k, sd in enumerate(seeds):
+        t_start = time.perf_counter()
         g_path, g_route = np.random.default_rng(sd).spawn(2)
         past = _WalkPast(template, g_path) if template is not None else \
             _ReversedPast(input, g_path, 8.0 * input.mean_interarrival)
-        out[k], steps[k] = _one(system, jiq, p, past, _Routing(system, g_route), t0, tcap, unit)
+        out[k], steps[k], back[k] = _one(system, jiq, p, past, _Routing(system, g_route), t0,
+                                         tcap, unit)
+        seconds[k] = time.perf_counter() - t_start
     name = "bounding-walk" if template is not None else "bounding"
-    return PerfectSample(out, steps, name, repr(system), repr(input))
+    return PerfectSample(out, steps, name, repr(system), repr(input), time_back=back,
+                         seconds=seconds)
