@@ -146,9 +146,11 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -161,10 +163,10 @@ from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue
-from .perfect import CouplingNotReached, PerfectSample
+from .perfect import CouplingNotReached, PerfectSample, _Walks
 from .ra_walk import RAWalk
 
-__all__ = ["bounded_sample", "interval_step"]
+__all__ = ["bounded_method", "bounded_sample", "interval_step"]
 
 _JPSW, _JIQ = int(EnvelopeBase.JPSW), int(EnvelopeBase.JIQ)
 METHODS = ("reversed", "walk")
@@ -501,12 +503,61 @@ def bounded_sample(
     >>> bounded_sample(rc.JpSW(3, 1), gi, 3, rng=2).method
     'bounding-walk'
     """
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ValueError(f"size must be an integer >= 1, got {size!r}")
+    name, run_one = bounded_method(system, input, start=start, cap=cap, method=method)
+    seeds = as_seed_sequence(rng).spawn(int(size))
+    out = np.empty((int(size), system.servers))
+    steps = np.empty(int(size), dtype=np.int64)
+    back = np.empty(int(size))
+    seconds = np.empty(int(size))
+    for k, sd in enumerate(seeds):
+        t_start = time.perf_counter()
+        out[k], steps[k], back[k] = run_one(sd)
+        seconds[k] = time.perf_counter() - t_start
+    return PerfectSample(out, steps, name, repr(system), repr(input), time_back=back,
+                         seconds=seconds)
+
+
+def bounded_method(system: rc.System, input: rc.Input, *, start: float | None = None,
+                   cap: float | None = None, method: str | None = None
+                   ) -> tuple[str, Callable[[np.random.SeedSequence], tuple]]:
+    """Check the arguments of :func:`bounded_sample` and bind its one-draw function.
+
+    This is the door for :func:`coupling.perfect_sample`, whose machinery (worker processes,
+    progress bar) runs ``run_one`` once per seed.
+
+    Parameters
+    ----------
+    system, input, start, cap, method
+        As in :func:`bounded_sample`.
+
+    Returns
+    -------
+    name : str
+        ``"bounding"`` or ``"bounding-walk"``.
+    run_one : callable
+        Picklable ``run_one(seed) -> (state, customers back, time back)`` for one draw from a
+        ``numpy.random.SeedSequence``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`bounded_sample`.
+
+    Examples
+    --------
+    >>> import numpy as np, recursions as rc
+    >>> from coupling.bounding import bounded_method
+    >>> name, run_one = bounded_method(rc.JIQ(2), rc.Poisson(0.5, rc.dists.Exponential(1.0)))
+    >>> w, customers, back = run_one(np.random.SeedSequence(1))
+    >>> name, w.shape
+    ('bounding', (2,))
+    """
     jiq, p = _kind(system)
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
     system.check_input(input)
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise ValueError(f"size must be an integer >= 1, got {size!r}")
     if not isinstance(input, rc.Renewal):
         raise ValueError("bounding processes need renewal arrivals (Poisson or GI) to draw the "
                          f"dominating queue backwards, got {type(input).__name__}")
@@ -530,35 +581,32 @@ def bounded_sample(
     if method == "reversed" and not poisson:
         raise ValueError("method 'reversed' (the reversed M/G/1 queue) needs Poisson arrivals; "
                          "use 'walk' for GI arrivals")
-    template = None
+    walks = None
     if method == "walk":
+        walks = _Walks(1, input.service, input.interarrival, "random")
         try:
-            template = RAWalk(1, input.service, input.interarrival, np.random.default_rng(0))
+            walks.template()
         except ValueError as err:
             raise ValueError("the walk method needs a service law with a finite moment "
                              f"generating function (light tail): {err}") from None
         t0 = 16 if start is None else int(start)
         tcap = 2**24 if cap is None else int(cap)
-        unit = "customers"
     else:
         t0 = 8.0 * input.mean_interarrival if start is None else float(start)
         tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
-        unit = "time"
     if not (t0 > 0 and tcap >= t0):
         raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
-    seeds = as_seed_sequence(rng).spawn(int(size))
-    out = np.empty((int(size), system.servers))
-    steps = np.empty(int(size), dtype=np.int64)
-    back = np.empty(int(size))
-    seconds = np.empty(int(size))
-    for k, sd in enumerate(seeds):
-        t_start = time.perf_counter()
-        g_path, g_route = np.random.default_rng(sd).spawn(2)
-        past = _WalkPast(template, g_path) if template is not None else \
-            _ReversedPast(input, g_path, 8.0 * input.mean_interarrival)
-        out[k], steps[k], back[k] = _one(system, jiq, p, past, _Routing(system, g_route), t0,
-                                         tcap, unit)
-        seconds[k] = time.perf_counter() - t_start
-    name = "bounding-walk" if template is not None else "bounding"
-    return PerfectSample(out, steps, name, repr(system), repr(input), time_back=back,
-                         seconds=seconds)
+    name = "bounding-walk" if walks is not None else "bounding"
+    return name, functools.partial(_draw, system=system, inp=input, walks=walks, start=t0,
+                                   cap=tcap)
+
+
+def _draw(sd, system, inp, walks, start, cap):
+    """One draw from the seed ``sd`` (see :func:`bounded_method`)."""
+    jiq, p = _kind(system)
+    g_path, g_route = np.random.default_rng(sd).spawn(2)
+    if walks is not None:
+        past, unit = _WalkPast(walks.template(), g_path), "customers"
+    else:
+        past, unit = _ReversedPast(inp, g_path, 8.0 * inp.mean_interarrival), "time"
+    return _one(system, jiq, p, past, _Routing(system, g_route), start, cap, unit)

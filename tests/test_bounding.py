@@ -9,7 +9,7 @@ import pytest
 
 import coupling as cp
 import recursions as rc
-from coupling.bounding import bounded_sample, interval_step
+from coupling.bounding import bounded_method, bounded_sample, interval_step
 
 D = rc.dists
 Z = 4.5
@@ -229,3 +229,19 @@ def test_cap_raises_coupling_not_reached():
     gi = rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0))
     with pytest.raises(cp.CouplingNotReached, match="customers back"):
         bounded_sample(rc.JpSW(3, 1), gi, 20, rng=1, start=1, cap=1)
+
+
+@pytest.mark.parametrize("method", ["reversed", "walk"])
+def test_one_draw_function_pickles_and_gives_the_sample_draws(method):
+    # perfect_sample's worker processes receive run_one pickled: it must give the same draws
+    import pickle
+
+    system, inp = rc.JIQ(3), rc.Poisson(0.8, D.Exponential(1.0))
+    name, run_one = bounded_method(system, inp, method=method)
+    ps = bounded_sample(system, inp, 5, rng=3, method=method)
+    assert name == ps.method
+    again = pickle.loads(pickle.dumps(run_one))
+    for k, sd in enumerate(np.random.SeedSequence(3).spawn(5)):
+        w, n, back = again(sd)
+        np.testing.assert_array_equal(w, ps.samples[k])
+        assert n == ps.customers_back[k] and back == ps.time_back[k]
