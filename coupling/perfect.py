@@ -368,7 +368,8 @@ def _dominated_jsw(system, inp, gen, t0, cap, sampled=None):
     residuals, and the FCFS customers arriving after ``-T`` take the durations of the RA
     initiations after ``-T``, in order. Both ends of the sandwich are run with those to time
     0; if they meet, that is the stationary vector. After a failed try at ``-T`` the next
-    is sought at or before ``-2T``.
+    is sought at or before ``-2T``. Returns that vector, the customers arrived after ``-T``
+    and ``T``.
     """
     S = system.servers
     servers = [_RAServer(inp.arrival_rate / S, inp.service, g) for g in gen.spawn(S)]
@@ -451,7 +452,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template, sampled=None):
     by :class:`coupling.ra_walk.RAWalk`: at a certified customer ``-n`` the RA workloads are
     bounded, each server's bounded copy is run forward until it is empty (from then on that
     server's customers are known), and instants with nobody waiting are sought where every
-    server is known.
+    server is known. Returns as :func:`_dominated_jsw`.
     """
     S = system.servers
     g_walk, g_fut = gen.spawn(2)
@@ -1007,7 +1008,9 @@ def perfect_sample(
     workers : int or None, default 1
         Processes that draw: ``1`` draws in this process; ``k >= 2`` starts ``k`` worker
         processes (``spawn`` start method, never more than ``size``), each limited to
-        ``cores // k`` numba threads; ``None`` one per core. Every draw comes from its own
+        ``cores // k`` numba threads; ``None`` one per core. ``0`` is refused: it would
+        mean "in this process" to a user of :func:`loynes.sweep` (``max_workers=0``),
+        which is ``workers=1`` here. Every draw comes from its own
         seed, so the samples and every per-draw figure but ``seconds`` are the same for any
         number of workers. The workers need the system and the input pickled (with
         ``cloudpickle`` when installed: built-in systems, laws and a :class:`recursions.Map`
@@ -1043,14 +1046,14 @@ def perfect_sample(
 
     Notes
     -----
-    **Workers.** The draws spend most of their time in Python (interval bookkeeping, small
-    numpy arrays) and hold the GIL, so threads do not run them side by side; worker
-    processes do. On a shared 2-core machine, measured with 2 processes against 1: M/M/10
-    at load 0.8, 3000 draws, 12.6 s in this process, 17.4 s in 2 workers (15.7 s in 2
-    threads); M/M/2, 6000 draws, 7.8 s against 13.4 s; the two cores there gave two
-    busy processes only about 1.3 times the throughput of one, and each pool paid about
-    1.3 s to start. On free cores the pool pays off once the draws take much longer than
-    that start.
+    **Workers.** A draw spends most of its time in Python (interval bookkeeping and small
+    numpy arrays around the nogil numba kernels of the walk) and holds the GIL, so threads
+    do not run draws side by side; worker processes do. Measured on a shared 2-core machine
+    (1, 2 threads, 2 processes): M/M/10 at load 0.8, 3000 draws, 11.7 s, 11.6 s, 13.5 s;
+    M/D/40 at 0.9, 600 draws, 7.9 s, 7.2 s, 9.9 s; M/M/2 at 0.8, 6000 draws, 10.6 s,
+    12.1 s, 9.5 s. Two busy processes got only about 1.3 times the throughput of one there,
+    and a pool pays 1 to 2 s to start, so ``workers=1`` stays the default; on free cores
+    a pool pays off once the draws take much longer than its start.
 
     **A map dominated by JSW** (``dominated_by=rc.JSW(S)``). Let ``M`` be the map of
     ``system`` and ``G`` the Kiefer-Wolfowitz map of the bound. The JSW sampler finds an
