@@ -729,6 +729,13 @@ def _draw_fcfs(sd, fcfs, inp, t0, tcap, walks=None, dominated=None):
     # alone would use, so a map equal to JSW gives JSW's draws)
     sampled = (None if dominated is None else
                _DominatedMap(dominated, np.random.default_rng(child(sd, _ROUTING))))
+    if type(walks).__name__ == "VacationTemplate":
+        from .vacation import vacation_draw
+
+        lam = inp.arrival_rate  # start and cap are times: about lam T customers back
+        w, k, T = vacation_draw(walks, gen, max(1, int(t0 * lam)), max(1, int(tcap * lam)),
+                                sampled)
+        return w, k, T
     if walks is not None:
         return _dominated_jsw_gi(fcfs, inp, gen, t0, tcap, walks.template(), sampled)
     return _dominated_jsw(fcfs, inp, gen, t0, tcap, sampled)
@@ -891,21 +898,30 @@ def _in_processes(run_one, seeds, workers, store, bar) -> None:
     ex.shutdown(wait=True)
 
 
-_JSW_METHODS = ("dominated", "dominated-walk", "dominated-cyclic")
+_JSW_METHODS = ("vacation", "dominated", "dominated-walk", "dominated-cyclic")
 
 
-def _jsw_method(inp: rc.Renewal, method: str | None) -> str:
-    """The JSW method: the one asked for, checked, or the default for the input."""
+def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
+    """The JSW method: the one asked for, checked, or the default for the input.
+
+    The default for light-tailed service is chosen from the parameters alone (choosing after
+    seeing a draw would bias it): the round-robin bound while instants with nobody waiting in
+    its ``S`` queues stay common, the vacation bound beyond, where ``S (rho - 1/2) >= 4``
+    (measured: round robin is 2-5x faster at S = 2-10 up to load 0.8, the vacation bound
+    3x faster at S = 10, load 0.9, and the only one that samples M/M/10 at 0.95 or M/M/50
+    from 0.7).
+    """
     if method is None:
         try:
             finite = math.isfinite(mgf(inp.service, 1e-9 / inp.service.mean))
         except ValueError:
             finite = False
         if finite:
-            return "dominated-cyclic"
+            rho = inp.mean_service / (servers * inp.mean_interarrival)
+            return "vacation" if servers * (rho - 0.5) >= 4 else "dominated-cyclic"
         if _is_poisson(inp):
             return "dominated"
-        method = "dominated-cyclic"  # fails below with the light-tail message
+        method = "vacation"  # fails below with the light-tail message
     if method not in _JSW_METHODS:
         raise ValueError(f"method for JSW must be one of {_JSW_METHODS}, got {method!r}")
     if method == "dominated" and not _is_poisson(inp):
@@ -973,8 +989,10 @@ def perfect_sample(
     system : recursions.System
         ``JSW`` (any system declaring ``fcfs``; renewal input: dominated CFTP), ``Loss``
         (Poisson input or bounded service: renovation), a monotone system with a bounded
-        stationary state (``upper``), or a monotone system dominated by JSW
-        (``dominated_by``), a :class:`recursions.Map` included.
+        stationary state (``upper``), a monotone system dominated by JSW
+        (``dominated_by``), a :class:`recursions.Map` included, or a non-monotone idle-first
+        map (``JpSW`` with ``p >= 1``, ``JIQ``) below load ``1 / S`` (bounding processes,
+        :mod:`coupling.bounding`).
     input : recursions.Input
         The input.
     size : int
@@ -989,14 +1007,18 @@ def perfect_sample(
     cap : float, optional
         Largest backward horizon (time for the dominated methods, default ``1e6 E[tau]``;
         customers otherwise, default ``2**24``).
-    method : {None, "dominated-cyclic", "dominated-walk", "dominated"}, optional
-        For JSW (and for the bound given as ``dominated_by``): the dominating assignment and
-        how it is drawn. ``"dominated-cyclic"`` (round robin) and ``"dominated-walk"``
-        (random assignment) use the certified random walk of
-        :class:`coupling.ra_walk.RAWalk` (any renewal arrivals, light-tailed service);
-        ``"dominated"`` (random assignment, Poisson arrivals, any service law with a finite
-        mean) uses reversed M/G/1 queues. By default ``"dominated-cyclic"`` when the service
-        law has a finite moment generating function, else ``"dominated"``.
+    method : {None, "vacation", "dominated-cyclic", "dominated-walk", "dominated"}, optional
+        For JSW (and for the bound given as ``dominated_by``): the dominating process and how
+        it is drawn. ``"vacation"``: the multi-server vacation system, whose queue is
+        certified empty by ``S + 1`` certified walks (:mod:`coupling.vacation`; any renewal
+        arrivals, light-tailed service; it needs only an empty *queue*, so it scales with
+        ``S``). ``"dominated-cyclic"`` (round robin) and ``"dominated-walk"`` (random
+        assignment) use the certified random walk of :class:`coupling.ra_walk.RAWalk` and
+        need an instant with nobody waiting in any of their ``S`` queues. ``"dominated"``
+        (random assignment, Poisson arrivals, any service law with a finite mean) uses
+        reversed M/G/1 queues. By default, for a service law with a finite moment
+        generating function, ``"vacation"`` where ``S (rho - 1/2) >= 4`` and
+        ``"dominated-cyclic"`` below (the faster of the two there); else ``"dominated"``.
     dominated_by : recursions.System, optional
         A system that dominates ``system`` and has an exact sampler giving its state at a
         past instant with the input after it: FCFS, ``rc.JSW(S)``. ``system`` must be
@@ -1165,9 +1187,13 @@ def perfect_sample(
         if not isinstance(input, rc.Renewal):
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
                              f"(Poisson or GI), got {type(input).__name__}")
-        method = _jsw_method(input, method)
+        method = _jsw_method(input, method, S)
         walks = None
-        if method != "dominated":
+        if method == "vacation":
+            from .vacation import VacationTemplate
+
+            walks = VacationTemplate(S, input)
+        elif method != "dominated":
             walks = _Walks(S, input.service, input.interarrival,
                            "cyclic" if method == "dominated-cyclic" else "random")
             try:
@@ -1207,6 +1233,10 @@ def perfect_sample(
         ncap = 2**24 if cap is None else int(cap)
         run_one = functools.partial(_draw_monotone, system=system, inp=input, upper=up, n0=n0,
                                     cap=ncap)
+    elif system.envelope_params is not None and not system.monotone and not system.has_loss:
+        from .bounding import bounded_method  # coupling.bounding imports this module
+
+        method, run_one = bounded_method(system, input, start=start, cap=cap)
     else:
         raise ValueError(
             f"no exact method for {system!r}: perfect_sample handles JSW with renewal input, "

@@ -134,6 +134,10 @@ class _Walk:
 class VacationTemplate:
     """What every draw of one system shares: the Cramer roots and the tilted samplers.
 
+    The walks' tilted samplers are closures, which ``pickle`` refuses: a copy (in a worker
+    process of :func:`coupling.perfect_sample`) keeps the recipe and builds the same
+    template again, deterministically.
+
     Parameters
     ----------
     servers : int
@@ -145,6 +149,13 @@ class VacationTemplate:
     ----------
     a, b : float
         The rates splitting the queue's certificate (``a = (lambda + S mu) / 2``, ``b = a/S``).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> t = VacationTemplate(4, rc.Poisson(3.0, rc.dists.Exponential(1.0)))
+    >>> t.a, t.b
+    (3.5, 0.875)
     """
 
     servers: int
@@ -160,13 +171,32 @@ class VacationTemplate:
             raise ValueError(f"the system is not stable (load {lam / (S * mu):.4g} >= 1)")
         self.a = 0.5 * (lam + S * mu)
         self.b = self.a / S
-        gen = np.random.default_rng(0)
-        self._arrivals = RAWalk(1, dists.Deterministic(1.0 / self.a), inp.interarrival, gen)
-        try:
-            self._durations = RAWalk(1, inp.service, dists.Deterministic(1.0 / self.b), gen)
-        except ValueError as err:
-            raise ValueError("the vacation bound needs a service law with a finite moment "
-                             f"generating function near 0 (a light tail): {err}") from None
+        self._walks()  # fail now, with the light-tail message, rather than in a draw
+
+    def _walks(self) -> tuple[RAWalk, RAWalk]:
+        if getattr(self, "_built", None) is None:
+            inp, gen = self.input, np.random.default_rng(0)
+            arrivals = RAWalk(1, dists.Deterministic(1.0 / self.a), inp.interarrival, gen)
+            try:
+                durations = RAWalk(1, inp.service, dists.Deterministic(1.0 / self.b), gen)
+            except ValueError as err:
+                raise ValueError("the vacation bound needs a service law with a finite moment "
+                                 f"generating function near 0 (a light tail): {err}") from None
+            self._built = (arrivals, durations)
+        return self._built
+
+    @property
+    def _arrivals(self) -> RAWalk:
+        return self._walks()[0]
+
+    @property
+    def _durations(self) -> RAWalk:
+        return self._walks()[1]
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_built"] = None
+        return state
 
 
 class _Server:
@@ -240,7 +270,7 @@ def _empty_queue_candidates(D: np.ndarray, servers: list[_Server], arr: _Walk, a
 
 
 def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: int,
-                  cap: int) -> tuple[np.ndarray, int]:
+                  cap: int, sampled=None) -> tuple[np.ndarray, int, float]:
     """One exact draw of the stationary FCFS G/G/S state seen by an arrival.
 
     Parameters
@@ -253,12 +283,15 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: i
         Customers back of the first try.
     cap : int
         Most customers back before :class:`coupling.CouplingNotReached`.
+    sampled : optional
+        A monotone map dominated by FCFS (``coupling.perfect._DominatedMap``): it is run
+        inside the sandwich instead of FCFS, from 0 and from the vacation vector at ``-T``.
 
     Returns
     -------
-    numpy.ndarray, int
-        The sorted workload vector seen by the customer arriving at 0, and the number of
-        customers back at which the sandwich closed.
+    numpy.ndarray, int, float
+        The sorted workload vector seen by the customer arriving at 0, the number of
+        customers back at which the sandwich closed, and how long ago that was (``T``).
     """
     from .perfect import CouplingNotReached
 
@@ -287,15 +320,15 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: i
             need *= 2
             continue
         k = int(ks[0])
-        state = _sandwich(k, D, tau, servers)
+        state = _sandwich(k, D, tau, servers, sampled)
         if state is not None:
-            return state, k
+            return state, k, float(D[k - 1])
         k *= 2
         need = max(need, 2 * k)
 
 
-def _sandwich(k: int, D: np.ndarray, tau: np.ndarray,
-              servers: list[_Server]) -> np.ndarray | None:
+def _sandwich(k: int, D: np.ndarray, tau: np.ndarray, servers: list[_Server],
+              sampled=None) -> np.ndarray | None:
     """Match services in the vacation system from ``-T``, run FCFS from 0 and from ``R``."""
     T = D[k - 1]
     S = len(servers)
@@ -312,6 +345,9 @@ def _sandwich(k: int, D: np.ndarray, tau: np.ndarray,
         resid[i] = (back_t[0] if back_t.size else sv.resid) + T
     arrivals = -D[:k][::-1]  # customers -k .. -1 in time order
     sigma = _match(arrivals, times, durs, servers)
+    if sampled is not None:  # a map dominated by FCFS, run from 0 and from R
+        lo, hi = sampled.sandwich(np.sort(resid), T, arrivals, sigma)
+        return lo if np.array_equal(lo, hi) else None
     lower = rc.iterate(rc.JSW(S), np.zeros(S), sigma, tau[:k][::-1])
     upper = rc.iterate(rc.JSW(S), np.sort(resid), sigma, tau[:k][::-1])
     return lower if np.array_equal(lower, upper) else None

@@ -112,8 +112,11 @@ def test_unstable_and_unsupported_raise():
         cp.perfect_sample(rc.JSW(2), rc.Poisson(2.5, D.Exponential(1.0)), 3)
     with pytest.raises(ValueError, match="light tail"):
         cp.perfect_sample(rc.JSW(2), rc.Renewal(D.Erlang(2, 2.0), D.LogNormal(1.0, 1.0)), 3)
-    with pytest.raises(ValueError, match="no exact method"):
+    # J2SW at lam E[sigma] = 1: Theorem 1 holds, but the bounding processes need it below 1
+    with pytest.raises(ValueError, match="bounding processes need lam E"):
         cp.perfect_sample(rc.JpSW(2, 1), rc.Poisson(1.0, D.Exponential(1.0)), 3)
+    with pytest.raises(ValueError, match="no exact method"):
+        cp.perfect_sample(rc.LeastOfD(3, 2), rc.Poisson(1.0, D.Exponential(1.0)), 3)
     with pytest.raises(ValueError, match="bounded service"):
         cp.perfect_sample(rc.Loss(2), rc.Renewal(D.Erlang(2, 2.0), D.Exponential(1.0)), 3)
     with pytest.raises(ValueError, match="size"):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
+import coupling as cp
 import loynes as ly
 import recursions as rc
 from coupling.vacation import (
@@ -22,14 +23,9 @@ E = rc.dists.Exponential
 
 
 def _draws(S, inp, n, seed=3, start=None):
-    tpl = VacationTemplate(S, inp)
-    out, back = [], []
-    for sd in np.random.SeedSequence(seed).spawn(n):
-        x, k = vacation_draw(tpl, np.random.default_rng(sd), 2 * S if start is None else start,
-                             10**7)
-        out.append(x)
-        back.append(k)
-    return np.array(out), np.array(back)
+    ps = cp.perfect_sample(rc.JSW(S), inp, n, rng=seed, method="vacation", start=start)
+    assert ps.method == "vacation"
+    return ps.samples, ps.customers_back
 
 
 @pytest.mark.parametrize(("S", "lam"), [(2, 1.4), (3, 2.4)])
@@ -77,10 +73,23 @@ def test_md_s_against_forward_run():
 def test_draws_do_not_depend_on_where_the_search_starts():
     # a closed sandwich gives the stationary state at 0 of the same past, whatever -T
     inp = rc.Poisson(2.7, E(1.0))
-    a, ka = _draws(3, inp, 40, seed=8, start=6)
-    b, kb = _draws(3, inp, 40, seed=8, start=200)
+    a, ka = _draws(3, inp, 40, seed=8, start=6 / 2.7)  # start is a time: about 6 customers
+    b, kb = _draws(3, inp, 40, seed=8, start=200 / 2.7)
     np.testing.assert_array_equal(a, b)
-    assert np.all(kb >= 200) and np.any(ka < kb)
+    assert np.all(kb >= 199) and np.any(ka < kb)
+
+
+def test_vacation_draw_reports_how_far_back():
+    tpl = VacationTemplate(3, rc.Poisson(2.4, E(1.0)))
+    w, k, T = vacation_draw(tpl, np.random.default_rng(1), 6, 10**6)
+    assert w.shape == (3,) and k >= 6 and T > 0
+
+
+def test_default_method_scales_with_servers():
+    assert cp.perfect_sample(rc.JSW(2), rc.Poisson(1.0, E(1.0)), 1).method == \
+        "dominated-cyclic"
+    ps = cp.perfect_sample(rc.JSW(20), rc.Poisson(19.0, E(1.0)), 3, rng=2)
+    assert ps.method == "vacation" and ps.samples.shape == (3, 20)
 
 
 def test_certified_empty_queue_is_empty_by_brute_force():
