@@ -17,6 +17,11 @@ on first use, needs hypothesis)
 ``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
 ``support_max``
 ``renovation_index``                               :mod:`coupling.perfect`
+vacation-system bound of ``perfect_sample``        :mod:`coupling.vacation` (scales with S)
+``bounded_sample``, ``interval_step`` (exact       :mod:`coupling.bounding`
+samples of non-monotone idle-first maps)
+``fcfs_workload_bound`` (stationary tail bound     :mod:`coupling.tail_bounds`
+behind certified Loynes limits)
 ``RAWalk`` (random-assignment bound for renewal    :mod:`coupling.ra_walk`
 input: certified backward random walk)
 ``mgf``, ``log_mgf``, ``tilted_sampler``,          :mod:`coupling.tilting`
@@ -26,6 +31,7 @@ input: certified backward random walk)
 
 from typing import Any
 
+from .bounding import bounded_sample, interval_step
 from .dominating import ReversedQueue, size_biased_sample, support_max
 from .monotone import (
     Counterexample,
@@ -38,6 +44,7 @@ from .monotone import (
 )
 from .perfect import CouplingNotReached, PerfectSample, perfect_sample, renovation_index
 from .ra_walk import RAWalk
+from .tail_bounds import fcfs_workload_bound
 from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 from .times import CouplingTimeResult, coupling_time
 
@@ -52,10 +59,13 @@ __all__ = [
     "ReversedQueue",
     "assert_dominates",
     "assert_monotone",
+    "bounded_sample",
     "check_dominates",
     "check_monotone",
     "coupling_time",
     "cramer_root",
+    "fcfs_workload_bound",
+    "interval_step",
     "log_mgf",
     "mgf",
     "perfect_sample",
