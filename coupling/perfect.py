@@ -906,10 +906,11 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
 
     The default for light-tailed service is chosen from the parameters alone (choosing after
     seeing a draw would bias it): the round-robin bound while instants with nobody waiting in
-    its ``S`` queues stay common, the vacation bound beyond, where ``S (rho - 1/2) >= 4``
-    (measured: round robin is 2-5x faster at S = 2-10 up to load 0.8, the vacation bound
-    3x faster at S = 10, load 0.9, and the only one that samples M/M/10 at 0.95 or M/M/50
-    from 0.7).
+    its ``S`` queues stay common, the vacation bound beyond, where ``S (rho - 1/2) >= 3.5``
+    or ``S >= 80`` (measured in ``benchmarks/perfect_sampling.py``: round robin is 2-5x
+    faster at S = 2-10 up to load 0.8, the vacation bound 3x faster at S = 10, load 0.9,
+    and the only one that samples M/M/10 at 0.95 or M/M/50 from 0.7; at S = 100 and load
+    0.5 round robin goes back about 8e4 customers per draw).
     """
     if method is None:
         try:
@@ -918,7 +919,8 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
             finite = False
         if finite:
             rho = inp.mean_service / (servers * inp.mean_interarrival)
-            return "vacation" if servers * (rho - 0.5) >= 4 else "dominated-cyclic"
+            big = servers * (rho - 0.5) >= 3.5 or servers >= 80
+            return "vacation" if big else "dominated-cyclic"
         if _is_poisson(inp):
             return "dominated"
         method = "vacation"  # fails below with the light-tail message
@@ -1017,8 +1019,9 @@ def perfect_sample(
         need an instant with nobody waiting in any of their ``S`` queues. ``"dominated"``
         (random assignment, Poisson arrivals, any service law with a finite mean) uses
         reversed M/G/1 queues. By default, for a service law with a finite moment
-        generating function, ``"vacation"`` where ``S (rho - 1/2) >= 4`` and
-        ``"dominated-cyclic"`` below (the faster of the two there); else ``"dominated"``.
+        generating function, ``"vacation"`` where ``S (rho - 1/2) >= 3.5`` or ``S >= 80``
+        and ``"dominated-cyclic"`` below (the faster of the two there); else
+        ``"dominated"``.
     dominated_by : recursions.System, optional
         A system that dominates ``system`` and has an exact sampler giving its state at a
         past instant with the input after it: FCFS, ``rc.JSW(S)``. ``system`` must be
