@@ -148,7 +148,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import time
 from collections.abc import Callable
 from typing import Any
@@ -158,7 +157,8 @@ import numpy as np
 import recursions as rc
 from recursions import maps
 from recursions._jit import jit
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int
 from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
@@ -437,8 +437,8 @@ def bounded_sample(
     system: rc.System,
     input: rc.Input,
     size: int,
-    rng: Any = 1,
     *,
+    rng: RngLike = 1,
     start: float | None = None,
     cap: float | None = None,
     method: str | None = None,
@@ -503,8 +503,7 @@ def bounded_sample(
     >>> bounded_sample(rc.JpSW(3, 1), gi, 3, rng=2).method
     'bounding-walk'
     """
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise ValueError(f"size must be an integer >= 1, got {size!r}")
+    size = check_int(size, "size", 1)
     name, run_one = bounded_method(system, input, start=start, cap=cap, method=method)
     seeds = as_seed_sequence(rng).spawn(int(size))
     out = np.empty((int(size), system.servers))

@@ -16,13 +16,13 @@ in compiled batches. A search can only refute: ``monotone=True`` means no counte
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int
 from recursions.systems import System
 
 from ._layout import layout, refines
@@ -43,17 +43,6 @@ TOL = 1e-12
 _BATCH = 4096
 _ROUND = np.array([0.5, 1.0, 2.0, 5.0, 10.0])
 _ONE_MINUS = float(np.nextafter(1.0, 0.0))  # the largest float below 1
-
-RngLike = int | np.random.Generator | np.random.SeedSequence | None
-
-
-def _int_arg(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if int(value) < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
-
 
 def _floats(x: np.ndarray) -> list[float]:
     return [float(a) for a in np.ravel(x)]
@@ -450,7 +439,7 @@ def _check_system(system: Any, name: str) -> System:
     return system
 
 
-def check_monotone(system: System, trials: int = 10_000,
+def check_monotone(system: System, trials: int = 10_000, *,
                    rng: RngLike = 1) -> MonotonicityReport:
     """Search for a counterexample to the monotonicity of ``system``'s map.
 
@@ -506,7 +495,7 @@ def check_monotone(system: System, trials: int = 10_000,
     False
     """
     system = _check_system(system, "system")
-    trials = _int_arg(trials, "trials", 1)
+    trials = check_int(trials, "trials", 1)
     tried, cx = _search(system, system, trials, rng)
     return MonotonicityReport(system=repr(system), monotone=cx is None, trials=tried,
                               counterexample=cx)
@@ -537,7 +526,7 @@ def _check_pair_of_systems(upper: Any, lower: Any) -> tuple[System, System]:
     return upper, lower
 
 
-def check_dominates(upper: System, lower: System, trials: int = 10_000,
+def check_dominates(upper: System, lower: System, trials: int = 10_000, *,
                     rng: RngLike = 1) -> DominanceReport:
     """Search for a counterexample to ``u ≺ v ⇒ lower.step(u) ≺ upper.step(v)``.
 
@@ -595,7 +584,7 @@ def check_dominates(upper: System, lower: System, trials: int = 10_000,
     True
     """
     upper, lower = _check_pair_of_systems(upper, lower)
-    trials = _int_arg(trials, "trials", 1)
+    trials = check_int(trials, "trials", 1)
     tried, cx = _search(upper, lower, trials, rng)
     return DominanceReport(upper=repr(upper), lower=repr(lower), dominates=cx is None,
                            trials=tried, counterexample=cx)

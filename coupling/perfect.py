@@ -74,7 +74,8 @@ import numpy as np
 
 import recursions as rc
 from recursions._jit import jit
-from recursions._rng import as_seed_sequence, child
+from recursions._rng import RngLike, as_seed_sequence, child
+from recursions._validate import check_bool, check_int
 from recursions.backward import run_window
 from recursions.estimate import Estimate
 
@@ -659,7 +660,7 @@ def _renovation_index(sig: np.ndarray, tau: np.ndarray, b: float) -> int:
 
 
 def _loss_bounded(system, inp, seed, b, n0, cap):
-    draws = rc.BackwardDraws(system, inp, seed)
+    draws = rc.BackwardDraws(system, inp, rng=seed)
     n = n0
     while True:
         sig, tau, u = draws.window(n)
@@ -673,7 +674,7 @@ def _loss_bounded(system, inp, seed, b, n0, cap):
 
 
 def _monotone(system, inp, seed, upper, n0, cap):
-    draws = rc.BackwardDraws(system, inp, seed)
+    draws = rc.BackwardDraws(system, inp, rng=seed)
     n = n0
     while True:
         sig, tau, u = draws.window(n)
@@ -973,8 +974,8 @@ def perfect_sample(
     system: rc.System,
     input: rc.Input,
     size: int,
-    rng: Any = 1,
     *,
+    rng: RngLike = 1,
     upper: Any = None,
     start: float | None = None,
     cap: float | None = None,
@@ -1155,21 +1156,15 @@ def perfect_sample(
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
     system.check_input(input)
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise ValueError(f"size must be an integer >= 1, got {size!r}")
+    size = check_int(size, "size", 1)
     S = system.servers
-    seeds = as_seed_sequence(rng).spawn(int(size))
-    nworkers = _check_workers(workers, int(size))
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True or False, got {progress!r}")
+    seeds = as_seed_sequence(rng).spawn(size)
+    nworkers = _check_workers(workers, size)
+    progress = check_bool(progress, "progress")
 
     bound = None
     if dominated_by is not None:
-        if (isinstance(dominance_trials, bool) or not isinstance(dominance_trials,
-                                                                 numbers.Integral)
-                or dominance_trials < 1):
-            raise ValueError(f"dominance_trials must be an integer >= 1, got "
-                             f"{dominance_trials!r}")
+        dominance_trials = check_int(dominance_trials, "dominance_trials", 1)
         bound = _check_dominating(system, dominated_by, upper)
     # the FCFS sampler runs for JSW itself, or for the bound of a dominated map
     fcfs = bound if bound is not None else (system if system.fcfs else None)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from recursions._validate import check_int, check_positive
 from recursions.systems import System
 
 from ._layout import layout, sizes
@@ -57,14 +58,6 @@ __all__ = [
 
 _ROUND = [0.5, 1.0, 2.0, 5.0, 10.0]
 _ONE_MINUS = float(np.nextafter(1.0, 0.0))
-
-
-def _check_count(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if int(value) < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
 
 
 def _check_system(system: Any) -> System:
@@ -91,9 +84,7 @@ def workloads(max_value: float = 20.0) -> st.SearchStrategy[float]:
     >>> find(workloads(), lambda x: x > 0, settings=settings(database=None)) > 0
     True
     """
-    if not (isinstance(max_value, (int, float)) and np.isfinite(max_value) and max_value > 0):
-        raise ValueError(f"max_value must be a finite number > 0, got {max_value!r}")
-    m = float(max_value)
+    m = check_positive(max_value, "max_value")
     return st.one_of(
         st.just(0.0),
         st.sampled_from([x for x in _ROUND if x <= m]),
@@ -112,7 +103,7 @@ def _check_blocks(blocks: Any, total: int, name: str) -> list[int]:
     if blocks is None:
         return [total] if total else []
     try:
-        out = [_check_count(b, name, 1) for b in blocks]
+        out = [check_int(b, name, 1) for b in blocks]
     except TypeError:
         raise TypeError(f"{name} must be a sequence of block sizes (integers >= 1), got "
                         f"{blocks!r}") from None
@@ -150,7 +141,7 @@ def sorted_workloads(servers: int, max_value: float = 20.0, *,
     >>> bool(w[0] <= w[1] and w[2] <= w[3])
     True
     """
-    s = _check_count(servers, "servers", 1)
+    s = check_int(servers, "servers", 1)
     parts = _check_blocks(blocks, s, "blocks")
     if len(parts) == 1:
         return st.lists(workloads(max_value), min_size=s, max_size=s).map(_sorted_array)
@@ -223,8 +214,8 @@ def ordered_pairs(servers: int, split: int = 0, max_value: float = 20.0, *,
     >>> bool((u <= v).all() and v[0] <= v[1] and v[2] <= v[3])
     True
     """
-    s = _check_count(servers, "servers", 1)
-    p = _check_count(split, "split", 0)
+    s = check_int(servers, "servers", 1)
+    p = check_int(split, "split", 0)
     if p >= s:
         raise ValueError(f"split must be in [0, servers - 1] = [0, {s - 1}], got {p}")
     return _ordered_pairs(p, _check_blocks(blocks, s - p, "blocks"), float(max_value))
@@ -279,8 +270,8 @@ def innovations(uniforms: int = 0,
     >>> bool(0 < u[0] < 1 and sigma >= 0 and tau >= 0)
     True
     """
-    m = _check_count(uniforms, "uniforms", 0)
-    s = None if servers is None else _check_count(servers, "servers", 1)
+    m = check_int(uniforms, "uniforms", 0)
+    s = None if servers is None else check_int(servers, "servers", 1)
     return _innovations(m, s)
 
 

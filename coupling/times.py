@@ -10,13 +10,13 @@ finds the larger copy empty (for one server, exactly then).
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from recursions._rng import as_seed_sequence, child, forward_generator
+from recursions._rng import RngLike, as_seed_sequence, child, forward_generator
+from recursions._validate import check_int
 from recursions.estimate import Estimate
 from recursions.inputs import Input
 from recursions.systems import System
@@ -25,17 +25,6 @@ __all__ = ["CouplingTimeResult", "coupling_time"]
 
 _FIRST_CHUNK = 1024
 _MAX_CHUNK = 1 << 16
-
-RngLike = int | np.random.Generator | np.random.SeedSequence | None
-
-
-def _int_arg(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if int(value) < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
-
 
 @dataclass(frozen=True, eq=False)
 class CouplingTimeResult:
@@ -120,6 +109,7 @@ def coupling_time(
     input: Input,
     w0: Any,
     w1: Any,
+    *,
     rng: RngLike = 1,
     cap: int = 10**6,
     replications: int = 1,
@@ -187,8 +177,8 @@ def coupling_time(
     system.check_input(input)
     a0 = system.check_state(w0, "w0")
     b0 = system.check_state(w1, "w1")
-    cap = _int_arg(cap, "cap", 1)
-    nrep = _int_arg(replications, "replications", 1)
+    cap = check_int(cap, "cap", 1)
+    nrep = check_int(replications, "replications", 1)
     seeds = as_seed_sequence(rng).spawn(nrep)
     params, drivers = system.params, system.drivers
     times = np.full(nrep, -1, dtype=np.int64)

@@ -29,7 +29,6 @@ result says which one decided (:class:`~loynes.basis.Basis`):
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +36,8 @@ import numpy as np
 
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
+from recursions._rng import RngLike
+from recursions._validate import check_int, check_real
 from recursions.backward import run_window
 
 from .basis import Basis
@@ -123,16 +124,10 @@ def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
-    if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 1:
-        raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
-    tol = float(tol)
-    if not tol >= 0:
-        raise ValueError(f"tol must be >= 0, got {tol}")
-    if isinstance(confirm, bool) or not isinstance(confirm, numbers.Integral) or confirm < 1:
-        raise ValueError(f"confirm must be an integer >= 1, got {confirm!r}")
-    delta = float(delta)
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    check_int(horizon, "horizon", 1)
+    tol = check_real(tol, "tol", 0.0, finite=False)
+    check_int(confirm, "confirm", 1)
+    delta = check_real(delta, "delta", 0.0, 1.0, open_lo=True, open_hi=True)
     return tol, delta
 
 
@@ -203,7 +198,7 @@ def loynes(
     input: rc.Input,
     horizon: int = 2**20,
     *,
-    rng: Any = 1,
+    rng: RngLike = 1,
     delta: float = DELTA,
     certify: bool = True,
     tol: float = 0.0,
@@ -253,7 +248,7 @@ def loynes(
     (True, 'dominated-start', 0.001)
     """
     tol, delta = _check_args(system, input, horizon, tol, confirm, delta)
-    draws = rc.BackwardDraws(system, input, rng)
+    draws = rc.BackwardDraws(system, input, rng=rng)
     rho = system.load(input)
     level = certificate_level(system, input, delta) if certify else None
     n_min, note = (0.0, "") if level is not None else _plateau_horizon(system, input, draws,

@@ -7,10 +7,11 @@ against.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy import stats
+
+from recursions._validate import check_int, check_nonnegative, check_positive
 
 __all__ = [
     "critical_rate_3",
@@ -23,22 +24,7 @@ __all__ = [
 ]
 
 
-def _servers(c: object) -> int:
-    if isinstance(c, bool) or not isinstance(c, numbers.Integral):
-        raise TypeError(f"c must be an integer number of servers, got {type(c).__name__}")
-    if int(c) < 0:
-        raise ValueError(f"c must be >= 0, got {c}")
-    return int(c)
-
-
-def _load(a: object) -> float:
-    x = float(a)  # type: ignore[arg-type]
-    if not math.isfinite(x) or x < 0:
-        raise ValueError(f"a (offered load) must be a finite number >= 0, got {a!r}")
-    return x
-
-
-def erlang_b(c: int, a: float) -> float:
+def erlang_b(servers: int, offered_load: float) -> float:
     """Erlang B blocking probability ``B(c, a)`` of an M/G/c/c loss system.
 
     Computed in log space as ``P(N = c) / P(N <= c)`` with ``N ~ Poisson(a)``, accurate for
@@ -46,10 +32,10 @@ def erlang_b(c: int, a: float) -> float:
 
     Parameters
     ----------
-    c : int
-        Number of servers (``>= 0``).
-    a : float
-        Offered load ``lambda E[sigma]`` (``>= 0``).
+    servers : int
+        Number of servers ``c`` (``>= 0``).
+    offered_load : float
+        Offered load ``a = lambda E[sigma]`` in Erlangs (total, not per server; ``>= 0``).
 
     Returns
     -------
@@ -60,21 +46,22 @@ def erlang_b(c: int, a: float) -> float:
     >>> round(erlang_b(2, 1.0), 6)
     0.2
     """
-    c, a = _servers(c), _load(a)
+    c = check_int(servers, "servers", 0)
+    a = check_nonnegative(offered_load, "offered_load")
     if a == 0:
         return 1.0 if c == 0 else 0.0
     return float(math.exp(stats.poisson.logpmf(c, a) - stats.poisson.logcdf(c, a)))
 
 
-def erlang_c(c: int, a: float) -> float:
+def erlang_c(servers: int, offered_load: float) -> float:
     """Erlang C probability of waiting in M/M/c: ``c B / (c - a (1 - B))`` for ``a < c``.
 
     Parameters
     ----------
-    c : int
-        Number of servers (``>= 1``).
-    a : float
-        Offered load ``lambda / mu`` (``0 <= a < c``).
+    servers : int
+        Number of servers ``c`` (``>= 1``).
+    offered_load : float
+        Offered load ``a = lambda / mu`` in Erlangs (total; ``0 <= a < c``).
 
     Returns
     -------
@@ -85,24 +72,26 @@ def erlang_c(c: int, a: float) -> float:
     >>> round(erlang_c(1, 0.5), 6)
     0.5
     """
-    c, a = _servers(c), _load(a)
-    if c < 1:
-        raise ValueError("c must be >= 1")
+    c = check_int(servers, "servers", 1)
+    a = check_nonnegative(offered_load, "offered_load")
     if a >= c:
-        raise ValueError(f"a must be < c for a stable M/M/c queue, got a={a}, c={c}")
+        raise ValueError(f"offered_load must be < servers for a stable M/M/c queue, got "
+                         f"offered_load={a}, servers={c}")
     b = erlang_b(c, a)
     return float(c * b / (c - a * (1.0 - b)))
 
 
-def mm_c_mean_wait(c: int, arrival_rate: float, service_rate: float) -> float:
+def mm_c_mean_wait(servers: int, arrival_rate: float, service_rate: float) -> float:
     """Mean FCFS waiting time of M/M/c: ``C(c, a) / (c mu - lambda)``.
 
     Parameters
     ----------
-    c : int
-        Servers.
-    arrival_rate, service_rate : float
-        ``lambda`` and ``mu``.
+    servers : int
+        Number of servers ``c``.
+    arrival_rate : float
+        Total arrival rate ``lambda``.
+    service_rate : float
+        Service rate ``mu`` of one server.
 
     Returns
     -------
@@ -113,8 +102,10 @@ def mm_c_mean_wait(c: int, arrival_rate: float, service_rate: float) -> float:
     >>> mm_c_mean_wait(1, 0.5, 1.0)
     1.0
     """
-    a = arrival_rate / service_rate
-    return erlang_c(c, a) / (c * service_rate - arrival_rate)
+    lam = check_nonnegative(arrival_rate, "arrival_rate")
+    mu = check_positive(service_rate, "service_rate")
+    c = check_int(servers, "servers", 1)
+    return erlang_c(c, lam / mu) / (c * mu - lam)
 
 
 def pollaczek_khinchine_mean_wait(arrival_rate: float, mean: float, second_moment: float) -> float:
@@ -142,10 +133,11 @@ def pollaczek_khinchine_mean_wait(arrival_rate: float, mean: float, second_momen
     return arrival_rate * second_moment / (2.0 * (1.0 - rho))
 
 
-def md_c_waiting(c: int, arrival_rate: float, d: float, tol: float = 1e-13) -> tuple[float, float]:
+def md_c_waiting(servers: int, arrival_rate: float, service_time: float,
+                 tol: float = 1e-13) -> tuple[float, float]:
     """Probability of waiting and mean wait of the FCFS M/D/c queue.
 
-    With deterministic service ``d``, the number in system satisfies
+    With deterministic service ``d`` (``service_time``), the number in system satisfies
     ``Q(t + d) = (Q(t) - c)^+ + A(t, t + d]`` exactly for every ``t`` (the ``c`` customers in
     service at ``t`` leave by ``t + d``; nobody else does), with ``A ~ Poisson(lambda d)``.
     The stationary law of this chain is the time-stationary law of ``Q``, so by PASTA
@@ -153,12 +145,12 @@ def md_c_waiting(c: int, arrival_rate: float, d: float, tol: float = 1e-13) -> t
 
     Parameters
     ----------
-    c : int
-        Servers.
+    servers : int
+        Number of servers ``c``.
     arrival_rate : float
-        ``lambda`` with ``lambda d < c``.
-    d : float
-        Service time.
+        Total arrival rate ``lambda`` with ``lambda d < c``.
+    service_time : float
+        The deterministic service time ``d``.
     tol : float
         Truncation mass of the Poisson law and convergence tolerance.
 
@@ -173,10 +165,11 @@ def md_c_waiting(c: int, arrival_rate: float, d: float, tol: float = 1e-13) -> t
     >>> round(p, 9), round(w, 9)
     (0.5, 0.5)
     """
-    c = _servers(c)
-    a = arrival_rate * d
+    c = check_int(servers, "servers", 1)
+    lam = check_positive(arrival_rate, "arrival_rate")
+    a = lam * check_positive(service_time, "service_time")
     if not a < c:
-        raise ValueError(f"lambda d must be < c, got {a} >= {c}")
+        raise ValueError(f"arrival_rate * service_time must be < servers, got {a} >= {c}")
     kmax = int(stats.poisson.isf(tol, a)) + 1
     pa = stats.poisson.pmf(np.arange(kmax + 1), a)
     n = c + 50 * (kmax + c) + int(20 * a / max(c - a, 1e-3))
@@ -193,7 +186,7 @@ def md_c_waiting(c: int, arrival_rate: float, d: float, tol: float = 1e-13) -> t
             break
         p = new
     q = np.arange(n)
-    return float(p[c:].sum()), float((np.maximum(q - c, 0) * p).sum() / arrival_rate)
+    return float(p[c:].sum()), float((np.maximum(q - c, 0) * p).sum() / lam)
 
 
 def _mean_of(service: object) -> float:
@@ -224,10 +217,7 @@ def critical_rate_3(servers: int, service: object) -> float:
     >>> critical_rate_3(4, 2.0)
     2.0
     """
-    s = _servers(servers)
-    if s < 1:
-        raise ValueError("servers must be >= 1")
-    return s / _mean_of(service)
+    return check_int(servers, "servers", 1) / _mean_of(service)
 
 
 def critical_rate_11(servers: int, p: int, service: object) -> float:
@@ -256,10 +246,8 @@ def critical_rate_11(servers: int, p: int, service: object) -> float:
     >>> round(critical_rate_11(2, 1, 1.0), 6)   # a B(1, a) = a^2 / (1 + a) = 1: golden ratio
     1.618034
     """
-    s = _servers(servers)
-    p = _servers(p)
-    if not 0 <= p <= s - 1:
-        raise ValueError(f"p must be in [0, {s - 1}], got {p}")
+    s = check_int(servers, "servers", 1)
+    p = check_int(p, "p", 0, s - 1)
     m = _mean_of(service)
     if p == 0:
         return s / m

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
-from typing import Any
 
 import numpy as np
 
 import recursions as rc
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int, check_nonnegative
 
 __all__ = ["growth_rate"]
 
@@ -21,7 +20,7 @@ def growth_rate(
     steps: int = 2**16,
     *,
     replications: int = 8,
-    rng: Any = 1,
+    rng: RngLike = 1,
     start: float = 0.0,
 ) -> rc.Estimate:
     """Increase of the total workload per arriving customer, ``lim V_n / n``, estimated.
@@ -65,14 +64,9 @@ def growth_rate(
     >>> abs(g.value - 0.5) < 4 * g.se   # E[sigma] - E[tau] = 1 - 0.5
     True
     """
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 4:
-        raise ValueError(f"steps must be an integer >= 4, got {steps!r}")
-    if (isinstance(replications, bool) or not isinstance(replications, numbers.Integral)
-            or replications < 2):
-        raise ValueError(f"replications must be an integer >= 2, got {replications!r}")
-    start = float(start)
-    if not (math.isfinite(start) and start >= 0):
-        raise ValueError(f"start must be a finite number >= 0, got {start!r}")
+    steps = check_int(steps, "steps", 4)
+    replications = check_int(replications, "replications", 2)
+    start = check_nonnegative(start, "start")
     ss = as_seed_sequence(rng)
     s1, s2 = ss.spawn(2)
     half = int(steps) // 2

@@ -79,13 +79,13 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from recursions._validate import check_points, check_positive
 from recursions.dists import Exponential, Law, ScipyLaw, as_law
 
 __all__ = [
@@ -114,19 +114,8 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 # --------------------------------------------------------------------------------------------
 
 
-def _real(name: str, value: Any) -> float:
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
-
-
 def _arrival_rate(value: Any) -> float:
-    lam = _real("arrival_rate", value)
-    if not (math.isfinite(lam) and lam > 0):
-        raise ValueError(f"arrival_rate must be a finite number > 0, got {lam!r}")
-    return lam
+    return check_positive(value, "arrival_rate")
 
 
 def _stable_load(lam: float, law: Law) -> float:
@@ -139,30 +128,8 @@ def _stable_load(lam: float, law: Law) -> float:
     return rho
 
 
-def _points(name: str, value: Any) -> FloatArray:
-    """``value`` as a float64 array of points ``>= 0`` (``inf`` allowed)."""
-    if isinstance(value, (str, bytes)):
-        raise TypeError(f"{name} must be a real number or an array of them, got str")
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must be a real number or an array of them, got {type(value).__name__}"
-            + (f" of dtype {arr.dtype}" if isinstance(value, np.ndarray) else "")
-        )
-    arr = arr.astype(np.float64)
-    bad = ~(arr >= 0)
-    if bad.any():
-        raise ValueError(f"{name} must be >= 0 (and not NaN), got {float(arr[bad][0])!r}")
-    return arr
-
-
 def _step(value: Any) -> float | None:
-    if value is None:
-        return None
-    h = _real("step", value)
-    if not (math.isfinite(h) and h > 0):
-        raise ValueError(f"step must be a finite number > 0 or None, got {h!r}")
-    return h
+    return None if value is None else check_positive(value, "step (or None)")
 
 
 def _method(value: Any) -> str:
@@ -223,7 +190,7 @@ def _prepare(arrival_rate: Any, service: Any, w: Any) -> tuple[float, Law, float
     lam = _arrival_rate(arrival_rate)
     law = as_law(service, "service")
     rho = _stable_load(lam, law)
-    return lam, law, rho, _points("w", w)
+    return lam, law, rho, check_points(w, "w")
 
 
 def mg1_workload_sf(
@@ -452,7 +419,7 @@ class JIQEquilibrium:
         >>> jiq_equilibrium(0.5, Exponential(2.0)).profile([0.0, 1.0])  # 0.5 e^(-2w) / 2
         array([0.25      , 0.03383382])
         """
-        wa = _points("w", w)
+        wa = check_points(w, "w")
         return self.arrival_rate * self.service.integrated_sf(wa)
 
     def transient(self, w: ArrayLike, t: ArrayLike) -> FloatArray:
@@ -488,8 +455,8 @@ class JIQEquilibrium:
         >>> eq.transient(0.0, [0.0, 0.5, 1.0, 3.0])  # 0.5 min(t, 1)
         array([0.  , 0.25, 0.5 , 0.5 ])
         """
-        wa = _points("w", w)
-        ta = _points("t", t)
+        wa = check_points(w, "w")
+        ta = check_points(t, "t")
         try:
             wb, tb = np.broadcast_arrays(wa, ta)
         except ValueError as exc:

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 
 import recursions as rc
+from recursions._rng import RngLike
+from recursions._validate import check_int
 
 from .closed_forms import critical_rate_3, critical_rate_11
 from .stability import check_stability
@@ -272,9 +274,9 @@ def stability_map(
     input_factory: Callable[[float], rc.Input],
     loads: Sequence[float] | np.ndarray,
     params: Sequence[Any] | np.ndarray,
-    rng: Any = 1,
-    client: Any = None,
     *,
+    rng: RngLike = 1,
+    client: Any = None,
     param_name: str = "p",
     boundaries: Mapping[str, Callable[[Any], float]] | bool | None = None,
     steps: int = 2**14,
@@ -354,10 +356,9 @@ def stability_map(
             or param_name in ("load", "rng", "replication", "error"):
         raise ValueError(f"param_name must be an identifier other than load, rng, replication "
                          f"and error, got {param_name!r}")
-    for name, v, lo in (("steps", steps, 4), ("horizon", horizon, 1),
-                        ("replications", replications, 2)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    steps = check_int(steps, "steps", 4)
+    horizon = check_int(horizon, "horizon", 1)
+    replications = check_int(replications, "replications", 2)
     if boundaries is None or boundaries is True:
         bfuncs = _auto_boundaries(system_factory, input_factory, load_arr.tolist(), param_list)
     elif boundaries is False:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from recursions._jit import jit
+from recursions._rng import RngLike, as_seed_sequence
 from recursions.redundancy import JobClass, Redundancy, _as_classes, class_probs, free_system_work
 
 __all__ = [
@@ -328,7 +329,7 @@ class CriticalRate:
 
 
 def redundancy_critical_rate(classes: Any, servers: int | None = None, *,
-                             jobs: int | None = None, rng: Any = 1, h: float | None = None,
+                             jobs: int | None = None, rng: RngLike = 1, h: float | None = None,
                              wmax: float | None = None) -> CriticalRate:
     """Critical arrival rate per server ``lambda-bar`` (MATH.md §5).
 
@@ -375,7 +376,7 @@ def redundancy_critical_rate(classes: Any, servers: int | None = None, *,
 
 
 def d_monotonicity(job_class: JobClass, scale: float | None = None, cases: int = 200,
-                   samples: int = 20_000, rng: Any = 1) -> str:
+                   samples: int = 20_000, *, rng: RngLike = 1) -> str:
     """Tell whether ``E eta(D)`` is increasing, decreasing or neither in the gaps ``D``.
 
     ``eta(D)`` is the work a job brings to its selected servers when their sorted workloads
@@ -410,7 +411,7 @@ def d_monotonicity(job_class: JobClass, scale: float | None = None, cases: int =
     """
     if not isinstance(job_class, JobClass):
         raise TypeError(f"job_class must be a JobClass, got {type(job_class).__name__}")
-    gen = np.random.default_rng(rng)
+    gen = np.random.default_rng(as_seed_sequence(rng))
     c = job_class
     s = c.mean_size if scale is None else float(scale)
     up = down = 0

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 import recursions as rc
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int
 
 __all__ = ["renovation_probability"]
 
 
 def renovation_probability(
-    input: rc.Input, steps: int = 2**16, *, rng: Any = 1, batches: int = 32
+    input: rc.Input, steps: int = 2**16, *, rng: RngLike = 1, batches: int = 32
 ) -> rc.Estimate:
     """Estimate condition (9): ``P[sigma_{-j} <= T_0 - T_{-j} for all j >= 1]``.
 
@@ -46,6 +46,8 @@ def renovation_probability(
     >>> abs(est.value - math.exp(-1.0)) < 4 * est.se
     True
     """
+    steps = check_int(steps, "steps", 1)
+    batches = check_int(batches, "batches", 2, steps)
     stream = input.forward(as_seed_sequence(rng))
     warm = max(steps // 8, 1)
     sig, tau = stream.next(warm + steps)

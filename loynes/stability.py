@@ -21,12 +21,12 @@ decides a verdict; the growth test decides UNSTABLE only at the check's level ``
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import recursions as rc
 from recursions._memory import require_memory
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int, check_real
 
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability
@@ -41,12 +41,6 @@ _BYTES_PER_SERVER = 8 * 12
 """Float64 arrays of length S a check keeps per replication (states, heap, statistics)."""
 
 
-def _positive_int(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
-    return int(value)
-
-
 def _check_memory(system: Any, replications: int) -> None:
     need = float(system.servers) * _BYTES_PER_SERVER * (replications + 2)
     require_memory(need, f"a check of {type(system).__name__} with {system.servers} servers "
@@ -57,7 +51,7 @@ def check_stability(
     system: rc.System,
     input: rc.Input,
     *,
-    rng: Any = 1,
+    rng: RngLike = 1,
     horizon: int = 2**16,
     steps: int = 2**16,
     replications: int = 8,
@@ -118,11 +112,10 @@ def check_stability(
             "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope, "
             f"SplitBound and Redundancy systems, got {type(system).__name__}")
     system.check_input(input)
-    horizon = _positive_int(horizon, "horizon", 1)
-    steps = _positive_int(steps, "steps", 4)
-    replications = _positive_int(replications, "replications", 2)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 0.5:
-        raise ValueError(f"alpha must be a number in (0, 0.5), got {alpha!r}")
+    horizon = check_int(horizon, "horizon", 1)
+    steps = check_int(steps, "steps", 4)
+    replications = check_int(replications, "replications", 2)
+    alpha = check_real(alpha, "alpha", 0.0, 0.5, open_lo=True, open_hi=True)
     _check_memory(system, replications)
     tests, run = FAMILIES[family]
     seeds = iter(as_seed_sequence(rng).spawn(16))

@@ -47,7 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from recursions._rng import as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_bool, check_int
 
 __all__ = ["NOT_RUN", "as_table", "sweep"]
 
@@ -496,7 +497,7 @@ def sweep(
     func: Callable[..., Any],
     grid: Grid,
     *,
-    rng: Any = 1,
+    rng: RngLike = 1,
     client: Any = None,
     progress: bool = True,
     replications: int = 1,
@@ -561,17 +562,12 @@ def sweep(
     """
     if not callable(func):
         raise TypeError(f"func must be callable, got {type(func).__name__}")
-    if isinstance(replications, bool) or not isinstance(replications, numbers.Integral) \
-            or replications < 1:
-        raise ValueError(f"replications must be an integer >= 1, got {replications!r}")
+    replications = check_int(replications, "replications", 1)
     if table not in TABLES:
         raise ValueError(f"table must be one of {TABLES}, got {table!r}")
-    if max_workers is not None and (isinstance(max_workers, bool)
-                                    or not isinstance(max_workers, numbers.Integral)
-                                    or max_workers < 0):
-        raise ValueError(f"max_workers must be an integer >= 0 or None, got {max_workers!r}")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True or False, got {progress!r}")
+    if max_workers is not None:
+        max_workers = check_int(max_workers, "max_workers (or None)", 0)
+    progress = check_bool(progress, "progress")
     names, points = expand_grid(grid)
     _check_signature(func, names)
     replications = int(replications)

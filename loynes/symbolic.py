@@ -1,6 +1,6 @@
 """Conditions (3) and (11) of MATH.md §2 as sympy expressions, with numeric forms.
 
-Symbols: ``lam`` (the arrival rate lambda) and ``m`` (the mean service time E[sigma]).
+Symbols: ``lam`` (the total arrival rate lambda) and ``m`` (the mean service time E[sigma]).
 
 * (3): ``lam m < S``.
 * (11) with Poisson input: ``lam m B_p(lam m) < S - p`` where
@@ -14,27 +14,28 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
+from recursions._validate import check_int
+
 __all__ = ["condition_3", "condition_11", "erlang_b_expr", "lam", "m", "margin", "numeric"]
 
 lam, m = sp.symbols("lambda E_sigma", positive=True)
 
 
 def _check(servers: int, p: int | None = None) -> None:
-    if not isinstance(servers, int) or servers < 1:
-        raise ValueError(f"servers must be an integer >= 1, got {servers!r}")
-    if p is not None and (not isinstance(p, int) or not 0 <= p <= servers - 1):
-        raise ValueError(f"p must be an integer in [0, {servers - 1}], got {p!r}")
+    s = check_int(servers, "servers", 1)
+    if p is not None:
+        check_int(p, "p", 0, s - 1)
 
 
-def erlang_b_expr(p: int, a: sp.Expr) -> sp.Expr:
-    """Erlang B ``B(p, a)`` as a rational function of ``a``.
+def erlang_b_expr(servers: int, a: sp.Expr) -> sp.Expr:
+    """Erlang B ``B(c, a)`` as a rational function of ``a``.
 
     Parameters
     ----------
-    p : int
-        Servers.
+    servers : int
+        Number of servers ``c`` (``>= 0``).
     a : sympy expression
-        Offered load.
+        Offered load (total, in Erlangs).
 
     Returns
     -------
@@ -47,7 +48,8 @@ def erlang_b_expr(p: int, a: sp.Expr) -> sp.Expr:
     >>> sp.simplify(erlang_b_expr(1, a))
     a/(a + 1)
     """
-    terms = [a**k / sp.factorial(k) for k in range(p + 1)]
+    c = check_int(servers, "servers", 0)
+    terms = [a**k / sp.factorial(k) for k in range(c + 1)]
     return terms[-1] / sp.Add(*terms)
 
 
@@ -77,8 +79,10 @@ def condition_11(servers: int, p: int) -> sp.Rel:
 
     Parameters
     ----------
-    servers, p : int
-        ``S`` and ``p``.
+    servers : int
+        ``S``.
+    p : int
+        The J_{p+1}SW parameter, ``0 <= p <= S - 1`` (Erlang B of ``p`` servers).
 
     Returns
     -------

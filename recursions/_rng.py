@@ -14,14 +14,19 @@ Two kinds of stream are used:
 from __future__ import annotations
 
 import numbers
+from typing import TypeAlias
 
 import numpy as np
 
 BLOCK = 4096
 """Length of one block of a backward (time-indexed) stream."""
 
-RngLike = "int | numpy.random.Generator | numpy.random.SeedSequence | None"
+RngLike: TypeAlias = int | np.random.Generator | np.random.SeedSequence | None
+"""What every public ``rng=`` parameter takes (keyword-only, default ``1`` everywhere).
 
+An integer seed (reproducible; the default ``1``), a ``numpy.random.Generator`` (a seed is drawn
+from it), a ``SeedSequence`` (used as is) or ``None`` (fresh OS entropy: not reproducible).
+"""
 
 def as_seed_sequence(rng: object, name: str = "rng") -> np.random.SeedSequence:
     """Turn the public ``rng`` argument into a ``SeedSequence``.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _stats as st
-from ._rng import BLOCK, BlockRng, as_seed_sequence, child
+from ._rng import BLOCK, BlockRng, RngLike, as_seed_sequence, child
 from .inputs import Input
 from .systems import System
 
@@ -28,8 +28,8 @@ class BackwardDraws:
         Supplies the number of routing uniforms per arrival.
     input : Input
         The arrival input.
-    rng : int, Generator, SeedSequence or None
-        Seed.
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed (``None``: fresh OS entropy, not reproducible).
 
     Raises
     ------
@@ -47,7 +47,7 @@ class BackwardDraws:
     True
     """
 
-    def __init__(self, system: System, input: Input, rng: Any = None) -> None:
+    def __init__(self, system: System, input: Input, *, rng: RngLike = 1) -> None:
         if not isinstance(system, System):
             raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
         if not isinstance(input, Input):

@@ -168,8 +168,9 @@ def compiled_drivers(step: Callable[..., Any]) -> tuple[Any, str]:
     return mod, how
 
 
-def warm(mod: Any, S: int, m: int, params: np.ndarray) -> None:
+def warm(mod: Any, servers: int, m: int, params: np.ndarray) -> None:
     """Compile every driver once, with the argument types the library passes."""
+    S = servers
     W = np.zeros((1, S))
     sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
     acc = np.zeros((1, 1, N_STATS))

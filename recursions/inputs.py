@@ -20,7 +20,6 @@ for, as the backward Loynes scheme and coupling from the past require.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._jit import jit
-from ._rng import BLOCK, BlockRng, forward_generator
+from ._rng import BLOCK, BlockRng, RngLike, as_seed_sequence, forward_generator
+from ._validate import check_int, check_positive
 from .dists import Deterministic, Exponential, as_law
 
 __all__ = [
@@ -43,16 +43,6 @@ __all__ = [
     "Renewal",
     "RenewalArrivals",
 ]
-
-
-def _positive_finite(value: Any, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-    if not math.isfinite(x) or x <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return x
 
 
 class Input(ABC):
@@ -134,15 +124,15 @@ class Input(ABC):
         """
         return BackwardStream(self, seed)
 
-    def sample(self, n: int, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, n: int, *, rng: RngLike = 1) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``n`` consecutive customers (sigma, tau) forward from time 0.
 
         Parameters
         ----------
         n : int
             Number of customers.
-        rng : int, Generator, SeedSequence or None
-            Seed.
+        rng : int, Generator, SeedSequence or None, default 1
+            Seed (``None``: fresh OS entropy, not reproducible).
 
         Returns
         -------
@@ -156,18 +146,8 @@ class Input(ABC):
         >>> s.tolist()
         [1.0, 2.0, 1.0]
         """
-        from ._rng import as_seed_sequence
-
-        n = _check_count(n, "n")
+        n = check_int(n, "n", 0)
         return self.forward(as_seed_sequence(rng)).next(n)
-
-
-def _check_count(n: Any, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"{name} must be >= 0, got {n}")
-    return int(n)
 
 
 class ForwardStream:
@@ -332,7 +312,7 @@ class Poisson(Renewal):
     """
 
     def __init__(self, rate: float, service: Any) -> None:
-        rate = _positive_finite(rate, "rate")
+        rate = check_positive(rate, "rate")
         super().__init__(Exponential(rate), service)
         object.__setattr__(self, "rate", rate)
 
@@ -365,7 +345,7 @@ class PoissonArrivals(Poisson):
     arrivals_only: ClassVar[bool] = True
 
     def __init__(self, rate: float, work_scale: float = 1.0) -> None:
-        super().__init__(rate, Deterministic(_positive_finite(work_scale, "work_scale")))
+        super().__init__(rate, Deterministic(check_positive(work_scale, "work_scale")))
 
     def __repr__(self) -> str:
         return f"PoissonArrivals(rate={self.rate!r})"
@@ -396,7 +376,7 @@ class RenewalArrivals(Renewal):
     arrivals_only: ClassVar[bool] = True
 
     def __init__(self, interarrival: Any, work_scale: float = 1.0) -> None:
-        super().__init__(interarrival, Deterministic(_positive_finite(work_scale, "work_scale")))
+        super().__init__(interarrival, Deterministic(check_positive(work_scale, "work_scale")))
 
     def __repr__(self) -> str:
         return f"RenewalArrivals(interarrival={self.interarrival!r})"

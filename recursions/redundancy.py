@@ -28,9 +28,11 @@ import numpy as np
 
 from . import maps
 from ._jit import jit
+from ._rng import RngLike, as_seed_sequence
+from ._validate import check_int, check_nonnegative, check_real
 from .codes import HeapPolicy
 from .dists import Exponential, as_law
-from .systems import System, _check_int
+from .systems import System
 
 __all__ = ["JobClass", "Redundancy", "free_system_work"]
 
@@ -66,7 +68,7 @@ class JobClass:
     >>> JobClass(2, 3, rc.dists.Exponential(1.0))
     Traceback (most recent call last):
     ...
-    ValueError: k must be in [1, 2], got 3
+    ValueError: k must be an integer in [1, 2], got 3
     """
 
     d: int
@@ -78,17 +80,10 @@ class JobClass:
     mean_size: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        d = _check_int(self.d, "d", 1)
+        d = check_int(self.d, "d", 1)
         object.__setattr__(self, "d", d)
-        object.__setattr__(self, "k", _check_int(self.k, "k", 1, d))
-        try:
-            wt = float(self.weight)
-        except (TypeError, ValueError):
-            raise TypeError(f"weight must be a real number, got {type(self.weight).__name__}"
-                            ) from None
-        if not (np.isfinite(wt) and wt >= 0):
-            raise ValueError(f"weight must be a finite number >= 0, got {self.weight!r}")
-        object.__setattr__(self, "weight", wt)
+        object.__setattr__(self, "k", check_int(self.k, "k", 1, d))
+        object.__setattr__(self, "weight", check_nonnegative(self.weight, "weight"))
         if self.joint is None and self.size is None:
             raise ValueError("size must be given (a law) unless joint is given")
         if self.size is not None:
@@ -237,19 +232,13 @@ class Redundancy(System):
         return None
 
     def __post_init__(self) -> None:
-        s = _check_int(self.servers, "servers", 1)
+        s = check_int(self.servers, "servers", 1)
         cls = _as_classes(self.classes)
         for i, c in enumerate(cls):
             if c.d > s:
                 raise ValueError(f"classes[{i}]: d = {c.d} exceeds servers = {s}")
         object.__setattr__(self, "classes", cls)
-        try:
-            fr = float(self.frame)
-        except (TypeError, ValueError):
-            raise TypeError(f"frame must be a real number, got {type(self.frame).__name__}"
-                            ) from None
-        if not fr > 0:
-            raise ValueError(f"frame must be > 0 (inf: no frame), got {self.frame!r}")
+        fr = check_real(self.frame, "frame (inf: no frame)", 0.0, open_lo=True, finite=False)
         object.__setattr__(self, "frame", fr)
         super().__post_init__()
 
@@ -498,7 +487,7 @@ def free_chunk(params, p, U, eta):
 
 
 def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
-                     batches: int = 32, rng: Any = None, chunk: int = 65536
+                     batches: int = 32, *, rng: RngLike = 1, chunk: int = 65536
                      ) -> tuple[float, float]:
     """Stationary mean work per job ``a`` of the free system, with its batch-means error.
 
@@ -516,8 +505,8 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
         Discarded jobs (default ``50 n``).
     batches : int, default 32
         Batches for the standard error.
-    rng : seed, optional
-        Seed.
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed (``None``: fresh OS entropy, not reproducible).
     chunk : int, default 65536
         Jobs drawn per block.
 
@@ -537,11 +526,9 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
     """
     if not isinstance(system, Redundancy):
         raise TypeError(f"system must be a Redundancy system, got {type(system).__name__}")
-    jobs = _check_int(jobs, "jobs", 1)
-    batches = _check_int(batches, "batches", 1, jobs)
-    warmup = 50 * system.servers if warmup is None else _check_int(warmup, "warmup", 0)
-    from ._rng import as_seed_sequence
-
+    jobs = check_int(jobs, "jobs", 1)
+    batches = check_int(batches, "batches", 1, jobs)
+    warmup = 50 * system.servers if warmup is None else check_int(warmup, "warmup", 0)
     gen = np.random.default_rng(as_seed_sequence(rng))
     p = np.zeros(system.servers)
     total = warmup + jobs

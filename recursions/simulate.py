@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -11,7 +10,8 @@ import numpy as np
 from . import _stats as eng
 from . import diagnostics as dg
 from ._memory import require_memory
-from ._rng import as_seed_sequence, child, forward_generator
+from ._rng import RngLike, as_seed_sequence, child, forward_generator
+from ._validate import check_int, check_positive
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input
 from .result import SimulationResult
@@ -21,14 +21,6 @@ from .zerowait import simulate_queues
 __all__ = ["SimulationResult", "simulate"]
 
 DEFAULT_CHUNK = 8192
-
-
-def _int_arg(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if int(value) < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
 
 
 HEAP_MIN_SERVERS = 32
@@ -43,7 +35,7 @@ def simulate(
     time: float | None = None,
     warmup: int = 0,
     replications: int = 1,
-    rng: Any = None,
+    rng: RngLike = 1,
     record: bool = False,
     w0: Any = None,
     grid: Any = None,
@@ -82,8 +74,8 @@ def simulate(
         Arrivals discarded first.
     replications : int, default 1
         Independent replications.
-    rng : int, numpy.random.Generator, SeedSequence or None
-        Seed.
+    rng : int, numpy.random.Generator, SeedSequence or None, default 1
+        Seed (``None``: fresh OS entropy, not reproducible).
     record : bool, default False
         Keep the state seen by every measured arrival (dense engine; memory
         ``replications * steps * S``).
@@ -159,18 +151,18 @@ def simulate(
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
     if steps is not None:
-        steps = _int_arg(steps, "steps", 1)
+        steps = check_int(steps, "steps", 1)
     else:
-        time = _positive_time(time)
-    warmup = _int_arg(warmup, "warmup", 0)
-    nrep = _int_arg(replications, "replications", 1)
+        time = check_positive(time, "time")
+    warmup = check_int(warmup, "warmup", 0)
+    nrep = check_int(replications, "replications", 1)
     # a workload vector, an empty-time heap with its positions and the statistics, per replication
     require_memory(48.0 * system.servers * nrep, f"simulating {type(system).__name__} with "
                    f"{system.servers} servers and {nrep} replication(s)",
                    "use fewer servers or replications")
     default_batches = min(32, steps) if steps is not None else 32
-    batches = default_batches if batches is None else _int_arg(batches, "batches", 1)
-    chunk = _int_arg(chunk, "chunk", 1)
+    batches = default_batches if batches is None else check_int(batches, "batches", 1)
+    chunk = check_int(chunk, "chunk", 1)
     if steps is not None and batches > steps:
         raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
     from . import heap as hp
@@ -192,7 +184,7 @@ def simulate(
         raise ValueError("record=True needs the dense engine")
     S = system.servers
     starts = _starts(system, w0, nrep, sort=not use_heap)
-    every = max(1, S) if profile_every is None else _int_arg(profile_every, "profile_every", 1)
+    every = max(1, S) if profile_every is None else check_int(profile_every, "profile_every", 1)
     if use_heap and steps is not None and steps <= every:
         raise ValueError(_few_snapshots(1, steps, every, S, profile_every is None))
     if reference is not None and not use_heap and steps is not None and steps <= every:
@@ -399,16 +391,6 @@ def _refuse_queue_options(system: Any, **given: Any) -> None:
         raise ValueError(f"{type(system).__name__} runs on the queue-length engines, which do "
                          f"not take {', '.join(f'{k}=' for k in bad)} (they keep counts of "
                          "jobs per server, not workload vectors): leave them out")
-
-
-def _positive_time(time: Any) -> float:
-    try:
-        x = float(time)
-    except (TypeError, ValueError):
-        raise TypeError(f"time must be a real number, got {type(time).__name__}") from None
-    if not (np.isfinite(x) and x > 0):
-        raise ValueError(f"time must be a finite number > 0, got {time!r}")
-    return x
 
 
 def _starts(system: System, w0: Any, nrep: int, sort: bool) -> np.ndarray:

@@ -22,13 +22,13 @@ class                               map                                         
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from . import maps
+from ._validate import check_int, check_nonnegative
 from .codes import EnvelopeBase, HeapPolicy
 
 __all__ = [
@@ -42,26 +42,6 @@ __all__ = [
     "SplitBound",
     "System",
 ]
-
-
-def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    v = int(value)
-    if v < lo or (hi is not None and v > hi):
-        rng = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {rng}, got {v}")
-    return v
-
-
-def _check_scalar(value: Any, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}") from None
-    if not np.isfinite(x) or x < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return x
 
 
 @dataclass(frozen=True)
@@ -107,7 +87,7 @@ class System:
     params: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
+        object.__setattr__(self, "servers", check_int(self.servers, "servers", 1))
         object.__setattr__(self, "params", self._params())
 
     def _params(self) -> np.ndarray:
@@ -318,8 +298,8 @@ class System:
         [0.001, 6.0]
         """
         a = self.check_state(w)
-        s = _check_scalar(sigma, "sigma")
-        t = _check_scalar(tau, "tau")
+        s = check_nonnegative(sigma, "sigma")
+        t = check_nonnegative(tau, "tau")
         uu = self._check_u(u)
         out, _ = self.drivers.step_once(self.params, a, s, t, uu)
         return out
@@ -393,8 +373,8 @@ class JpSW(System):
     kernel: ClassVar[Any] = staticmethod(maps.jpsw)
 
     def __post_init__(self) -> None:
-        s = _check_int(self.servers, "servers", 1)
-        object.__setattr__(self, "p", _check_int(self.p, "p", 0, s - 1))
+        s = check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "p", check_int(self.p, "p", 0, s - 1))
         super().__post_init__()
 
     def _params(self) -> np.ndarray:
@@ -510,7 +490,7 @@ class JIQ(System):
 
     def __post_init__(self) -> None:
         if self.buffer is not None:
-            object.__setattr__(self, "buffer", _check_int(self.buffer, "buffer", 1))
+            object.__setattr__(self, "buffer", check_int(self.buffer, "buffer", 1))
         super().__post_init__()
 
     @property
@@ -563,8 +543,8 @@ class LeastOfD(System):
     monotone: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        s = _check_int(self.servers, "servers", 1)
-        object.__setattr__(self, "d", _check_int(self.d, "d", 1, s))
+        s = check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "d", check_int(self.d, "d", 1, s))
         super().__post_init__()
 
     def _params(self) -> np.ndarray:
@@ -711,8 +691,8 @@ class SplitBound(System):
     monotone: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        s = _check_int(self.servers, "servers", 1)
-        object.__setattr__(self, "p", _check_int(self.p, "p", 0, s - 1))
+        s = check_int(self.servers, "servers", 1)
+        object.__setattr__(self, "p", check_int(self.p, "p", 0, s - 1))
         super().__post_init__()
 
     @property

@@ -39,9 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from ._rng import RngLike, as_seed_sequence
+from ._validate import check_int, check_positive
 from .codes import LOST
 from .drivers import compiled_drivers, warm
-from .systems import System, _check_int
+from .systems import System
 
 __all__ = ["Map", "MapContractError", "SlowMapWarning"]
 
@@ -123,18 +125,16 @@ class Map(System):
         if not callable(step):
             raise TypeError(f"step must be a function step(w, sigma, tau, u, params), got "
                             f"{type(step).__name__}")
-        S = _check_int(servers, "servers", 1)
-        m = _check_int(uniforms, "uniforms", 0)
+        S = check_int(servers, "servers", 1)
+        m = check_int(uniforms, "uniforms", 0)
         p = np.array(params, dtype=np.float64).ravel()
         if np.any(np.isnan(p)):
             raise ValueError(f"params must be numbers (inf allowed, e.g. no frame), got "
                              f"{p.tolist()}")
-        sizes = (S,) if blocks is None else tuple(_check_int(b, "blocks", 1) for b in blocks)
+        sizes = (S,) if blocks is None else tuple(check_int(b, "blocks", 1) for b in blocks)
         if sum(sizes) != S:
             raise ValueError(f"blocks must sum to servers={S}, got {list(sizes)}")
-        cap = float(S if capacity is None else capacity)
-        if not (math.isfinite(cap) and cap > 0):
-            raise ValueError(f"capacity must be a finite number > 0, got {capacity!r}")
+        cap = float(S) if capacity is None else check_positive(capacity, "capacity")
         label = name if name is not None else getattr(step, "__name__", "map")
         for k, v in (("step_function", step), ("servers", S), ("name", str(label)),
                      ("_uniforms", m), ("_monotone", bool(monotone)), ("_loss", bool(loss)),
@@ -228,7 +228,7 @@ class Map(System):
         return mod
 
     # -- the contract -------------------------------------------------------------------
-    def check_contract(self, samples: int = 2000, rng: Any = 0) -> int:
+    def check_contract(self, samples: int = 2000, *, rng: RngLike = 1) -> int:
         """Run the step on random valid inputs and refuse it if it breaks the contract.
 
         The inputs mix empty servers, ties, tiny gaps and large workloads, ``sigma`` and
@@ -241,8 +241,8 @@ class Map(System):
         ----------
         samples : int, default 2000
             Random cases.
-        rng : int or Generator, default 0
-            Seed.
+        rng : int, Generator, SeedSequence or None, default 1
+            Seed of the random cases (``None``: fresh OS entropy).
 
         Returns
         -------
@@ -260,10 +260,10 @@ class Map(System):
         >>> rc.Map(rc.maps.jsw, servers=3).check_contract(samples=100)
         100
         """
-        gen = np.random.default_rng(rng)
+        gen = np.random.default_rng(as_seed_sequence(rng))
         S, m = self.servers, self.uniforms
         blocks = self._blocks()
-        for _ in range(_check_int(samples, "samples", 1)):
+        for _ in range(check_int(samples, "samples", 1)):
             w, sigma, tau, u = self._random_case(gen, S, m, blocks)
             outs = [self._run_one(w, sigma, tau, u, pad) for pad in (0.0, 1.0 - 2**-20)]
             (w1, f1), (w2, f2) = outs

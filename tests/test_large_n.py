@@ -152,7 +152,7 @@ def test_heap_engine_refuses_other_systems():
 
 
 def test_jiq_buffer_validation_and_dispatch():
-    with pytest.raises(ValueError, match="buffer must be >= 1"):
+    with pytest.raises(ValueError, match="buffer must be an integer >= 1"):
         rc.JIQ(5, buffer=0)
     res = rc.simulate(rc.JIQ(30, buffer=1), rc.Poisson(24.0, D.LogNormal(1.0, 3.0)),
                       steps=200_000, rng=1)

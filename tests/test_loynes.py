@@ -21,7 +21,7 @@ Z = 4.0
 # -- Loynes sequences ------------------------------------------------------------------------
 def _naive_loynes(system, inp, horizons, seed):
     """W_n computed one arrival at a time with System.step on the same backward draws."""
-    d = rc.BackwardDraws(system, inp, seed)
+    d = rc.BackwardDraws(system, inp, rng=seed)
     out = []
     for n in horizons:
         sig, tau, u = d.window(n)
@@ -108,7 +108,7 @@ def test_erlang_known_values():
     assert ly.erlang_c(2, 1.0) == pytest.approx(1 / 3)
     # M/M/c with c = 1: C = rho
     assert ly.erlang_c(1, 0.7) == pytest.approx(0.7)
-    with pytest.raises(ValueError, match="a must be < c"):
+    with pytest.raises(ValueError, match="offered_load must be < servers"):
         ly.erlang_c(2, 2.0)
 
 
@@ -233,7 +233,7 @@ def test_cli_check_text_and_json(capsys):
     [
         (["check", "--system", "nope", "--servers", "2"], "invalid choice"),
         (["check", "--system", "jpsw", "--servers", "2", "--p", "2", "--arrival-rate", "1"],
-         "p must be in"),
+         "p must be an integer in [0, 1]"),
         (["check", "--system", "jsw", "--servers", "2", "--arrival-rate", "-1"], "rate"),
         (["check", "--system", "jsw", "--servers", "2", "--arrival-rate", "1",
           "--service", "weibull:1"], "unknown law"),

@@ -87,7 +87,7 @@ def test_certificate_fields_and_error_level():
     assert res.basis.error == 1e-5 and res.upper_start == pytest.approx(
         fcfs_workload_bound(2, rc.Poisson(1.5, E(1.0)), 1e-5))
     # the run from the upper start agrees with the run from empty at the stopping horizon
-    d = rc.BackwardDraws(rc.JSW(2), rc.Poisson(1.5, E(1.0)), 1)
+    d = rc.BackwardDraws(rc.JSW(2), rc.Poisson(1.5, E(1.0)), rng=1)
     sig, tau, _ = d.window(int(res.horizons[-1]))
     top = rc.iterate(rc.JSW(2), [res.upper_start] * 2, sig, tau)
     np.testing.assert_array_equal(top, res.limit)

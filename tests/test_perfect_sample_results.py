@@ -163,7 +163,7 @@ def test_customer_indexed_costs_name_the_window_used(name):
     seeds = np.random.SeedSequence(28).spawn(size)
     for k, sd in enumerate(seeds):
         n = int(ps.customers_back[k])
-        sig, tau, u = rc.BackwardDraws(system, inp, sd).window(n)
+        sig, tau, u = rc.BackwardDraws(system, inp, rng=sd).window(n)
         w = rc.iterate(system, np.zeros(system.servers), sig, tau, u)
         np.testing.assert_allclose(w, ps.samples[k], rtol=1e-12, atol=1e-12)
         assert ps.time_back[k] == pytest.approx(tau.sum(), rel=1e-12)

@@ -17,10 +17,10 @@ INP = rc.Poisson(1.0, E(1.0))
         (lambda: rc.JSW(0), ValueError, "servers"),
         (lambda: rc.JSW(2.5), TypeError, "servers"),
         (lambda: rc.JSW(True), TypeError, "servers"),
-        (lambda: rc.JpSW(3, 3), ValueError, r"p must be in \[0, 2\]"),
+        (lambda: rc.JpSW(3, 3), ValueError, r"p must be an integer in \[0, 2\]"),
         (lambda: rc.JpSW(3, -1), ValueError, "p must be"),
         (lambda: rc.SplitBound(3, 3), ValueError, "p must be"),
-        (lambda: rc.LeastOfD(3, 0), ValueError, r"d must be in \[1, 3\]"),
+        (lambda: rc.LeastOfD(3, 0), ValueError, r"d must be an integer in \[1, 3\]"),
         (lambda: rc.LeastOfD(3, 4), ValueError, "d must be"),
         (lambda: rc.Envelope("JSW"), TypeError, "system"),
     ],
@@ -88,7 +88,7 @@ def test_randomised_systems_need_u():
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
-        (dict(steps=0), ValueError, "steps must be >= 1"),
+        (dict(steps=0), ValueError, "steps must be an integer >= 1"),
         (dict(steps=-5), ValueError, "steps"),
         (dict(steps=10.0), TypeError, "steps"),
         (dict(steps=10, warmup=-1), ValueError, "warmup"),

@@ -1,0 +1,222 @@
+"""Argument checks shared by ``recursions``, ``coupling`` and ``loynes`` (one wording everywhere).
+
+A wrong *type* raises ``TypeError`` (``bool`` is not a number here: ``True`` passed as a count
+is a mistake), a wrong *value* raises ``ValueError``; both name the parameter and show what was
+given. The law classes of :mod:`recursions.dists` keep their own checks.
+
+Examples
+--------
+>>> check_int(3, "servers", 1)
+3
+>>> check_int(2.5, "servers", 1)
+Traceback (most recent call last):
+...
+TypeError: servers must be an integer, got float
+>>> check_int(0, "servers", 1)
+Traceback (most recent call last):
+...
+ValueError: servers must be an integer >= 1, got 0
+>>> check_positive("1", "rate")
+Traceback (most recent call last):
+...
+TypeError: rate must be a real number, got str
+>>> check_real(1.0, "delta", 0.0, 1.0, open_lo=True, open_hi=True)
+Traceback (most recent call last):
+...
+ValueError: delta must be a finite number in (0, 1), got 1.0
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_bool",
+    "check_int",
+    "check_nonnegative",
+    "check_points",
+    "check_positive",
+    "check_real",
+]
+
+
+def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` as an ``int`` in ``[lo, hi]`` (either end optional).
+
+    Parameters
+    ----------
+    value : Any
+        What was given (a Python or numpy integer; ``bool`` is refused).
+    name : str
+        The parameter's name, for the message.
+    lo, hi : int, optional
+        Smallest and largest allowed value.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer.
+    ValueError
+        If it is outside ``[lo, hi]``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        if hi is None:
+            allowed = f">= {lo}"
+        elif lo is None:
+            allowed = f"<= {hi}"
+        else:
+            allowed = f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be an integer {allowed}, got {v}")
+    return v
+
+
+def _as_float(value: Any, name: str) -> float:
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if (isinstance(value, (bool, str, bytes, np.bool_)) or not isinstance(value, numbers.Real)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def check_real(value: Any, name: str, lo: float = -math.inf, hi: float = math.inf, *,
+               open_lo: bool = False, open_hi: bool = False, finite: bool = True) -> float:
+    """``value`` as a ``float`` in the interval from ``lo`` to ``hi``.
+
+    Parameters
+    ----------
+    value : Any
+        A real number (Python, numpy, or a 0-d numeric array); ``bool`` and ``str`` refused.
+    name : str
+        The parameter's name, for the message.
+    lo, hi : float
+        The ends of the interval (infinite: no bound).
+    open_lo, open_hi : bool, default False
+        Whether the ends are excluded.
+    finite : bool, default True
+        Refuse ``inf`` (``nan`` is always refused).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is ``nan``, infinite (with ``finite=True``) or outside the interval.
+    """
+    x = _as_float(value, name)
+    ok = not math.isnan(x) and (math.isfinite(x) or not finite)
+    ok = ok and (x > lo if open_lo else x >= lo) and (x < hi if open_hi else x <= hi)
+    if not ok:
+        if math.isinf(hi):
+            cond = f" {'>' if open_lo else '>='} {lo:g}" if math.isfinite(lo) else ""
+        elif math.isinf(lo):
+            cond = f" {'<' if open_hi else '<='} {hi:g}"
+        else:
+            cond = f" in {'(' if open_lo else '['}{lo:g}, {hi:g}{')' if open_hi else ']'}"
+        raise ValueError(f"{name} must be a {'finite ' if finite else ''}number{cond}, "
+                         f"got {value!r}")
+    return x
+
+
+def check_positive(value: Any, name: str) -> float:
+    """``value`` as a finite ``float > 0`` (see :func:`check_real`).
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    float
+    """
+    return check_real(value, name, 0.0, open_lo=True)
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """``value`` as a finite ``float >= 0`` (see :func:`check_real`).
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    float
+    """
+    return check_real(value, name, 0.0)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` as a ``bool`` (Python or numpy); anything else is a ``TypeError``.
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    bool
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_points(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float64 array of points ``>= 0`` (``inf`` allowed, ``nan`` refused).
+
+    Parameters
+    ----------
+    value : float or array_like
+        A real number or an array of them.
+    name : str
+        The parameter's name.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a string or not numeric.
+    ValueError
+        If a point is negative or ``nan``.
+    """
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a real number or an array of them, got str")
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be a real number or an array of them, got {type(value).__name__}"
+            + (f" of dtype {arr.dtype}" if isinstance(value, np.ndarray) else "")
+        )
+    arr = arr.astype(np.float64)
+    bad = ~(arr >= 0)
+    if bad.any():
+        raise ValueError(f"{name} must be >= 0 (and not NaN), got {float(arr[bad][0])!r}")
+    return arr

@@ -1,0 +1,129 @@
+"""The conventions of the README's table hold across the three packages.
+
+``rng=`` is keyword-only with the default 1 and the annotation ``RngLike``; argument checks
+word their errors alike; server counts are called ``servers``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import numpy as np
+import pytest
+
+import coupling
+import loynes
+import recursions
+from recursions._rng import RngLike
+from recursions._validate import check_int, check_points, check_positive, check_real
+
+# modules owned by the laws' refactoring (their rng is a Generator argument or not yet moved)
+_ELSEWHERE = ("recursions.dists", "recursions.zerowait")
+
+
+def _public_callables():
+    for pkg in (recursions, coupling, loynes):
+        for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+            if info.name.rsplit(".", 1)[-1].startswith("_") or info.name.startswith(_ELSEWHERE):
+                continue  # private modules (and __main__, which runs the command line)
+            mod = importlib.import_module(info.name)
+            for name, obj in vars(mod).items():
+                if name.startswith("_") or getattr(obj, "__module__", None) != mod.__name__:
+                    continue
+                if inspect.isfunction(obj):
+                    yield f"{mod.__name__}.{name}", obj
+                elif inspect.isclass(obj):
+                    for attr, f in vars(obj).items():
+                        if (attr == "__init__" or not attr.startswith("_")) \
+                                and inspect.isfunction(f):
+                            yield f"{mod.__name__}.{name}.{attr}", f
+
+
+def _with_param(param):
+    out = []
+    for qual, f in _public_callables():
+        try:
+            sig = inspect.signature(f)
+        except (TypeError, ValueError):  # pragma: no cover - builtins
+            continue
+        if param in sig.parameters:
+            out.append((qual, sig.parameters[param]))
+    return out
+
+
+RNG_PARAMS = _with_param("rng")
+
+
+def test_the_scan_finds_the_seeded_api():
+    names = {q.rsplit(".", 1)[-1] for q, _ in RNG_PARAMS}
+    assert {"simulate", "loynes", "check_stability", "perfect_sample", "coupling_time",
+            "check_monotone", "sweep", "stability_map"} <= names
+
+
+@pytest.mark.parametrize(("qual", "param"), RNG_PARAMS, ids=[q for q, _ in RNG_PARAMS])
+def test_rng_is_keyword_only_with_one_default(qual, param):
+    assert param.kind is inspect.Parameter.KEYWORD_ONLY, f"{qual}: rng must be keyword-only"
+    assert param.default == 1, f"{qual}: rng defaults to {param.default!r}, not 1"
+    assert param.annotation in ("RngLike", RngLike), f"{qual}: annotate rng with RngLike"
+
+
+def test_no_server_count_is_called_c_or_s():
+    bad = [f"{q}({p.name})" for q, p in _with_param("c") + _with_param("S")]
+    assert not bad, f"call a server count 'servers': {bad}"
+
+
+def test_rng_like_is_a_real_type():
+    assert RngLike == int | np.random.Generator | np.random.SeedSequence | None
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "message"),
+    [
+        (lambda: check_int(2.5, "servers", 1), TypeError, "servers must be an integer, got float"),
+        (lambda: check_int(True, "servers", 1), TypeError, "servers must be an integer, got bool"),
+        (lambda: check_int(0, "servers", 1), ValueError, "servers must be an integer >= 1, got 0"),
+        (lambda: check_int(5, "p", 0, 3), ValueError, r"p must be an integer in \[0, 3\], got 5"),
+        (lambda: check_int(5, "k", hi=3), ValueError, "k must be an integer <= 3, got 5"),
+        (lambda: check_positive(0.0, "rate"), ValueError,
+         "rate must be a finite number > 0, got 0.0"),
+        (lambda: check_positive(float("inf"), "rate"), ValueError, "finite number > 0"),
+        (lambda: check_positive(float("nan"), "rate"), ValueError, "finite number > 0"),
+        (lambda: check_positive("2", "rate"), TypeError, "rate must be a real number, got str"),
+        (lambda: check_positive(True, "rate"), TypeError, "got bool"),
+        (lambda: check_real(0.5, "alpha", 0.0, 0.5, open_lo=True, open_hi=True), ValueError,
+         r"alpha must be a finite number in \(0, 0.5\)"),
+        (lambda: check_real(-1.0, "tol", 0.0, finite=False), ValueError,
+         "tol must be a number >= 0"),
+        (lambda: check_points([1.0, -1.0], "w"), ValueError, "w must be >= 0"),
+        (lambda: check_points("a", "w"), TypeError, "w must be a real number or an array"),
+    ],
+)
+def test_one_wording_for_bad_arguments(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_checks_accept_numpy_scalars():
+    assert check_int(np.int64(3), "n", 0) == 3
+    assert check_positive(np.float32(0.5), "x") == 0.5
+    assert check_positive(np.array(2.0), "x") == 2.0
+    assert check_real(float("inf"), "frame", 0.0, open_lo=True, finite=False) == float("inf")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: recursions.simulate(recursions.JSW(2), recursions.Poisson(
+            1.0, recursions.dists.Exponential(1.0)), steps=0),
+        lambda: loynes.check_stability(recursions.JSW(2), recursions.Poisson(
+            1.0, recursions.dists.Exponential(1.0)), steps=0),
+        lambda: coupling.check_monotone(recursions.JSW(2), trials=0),
+        lambda: loynes.erlang_b(-1, 1.0),
+    ],
+    ids=["recursions", "loynes", "coupling", "closed-forms"],
+)
+def test_the_three_packages_word_a_bad_count_alike(call):
+    with pytest.raises(ValueError, match=r"^\w+ must be an integer >= \d+, got -?\d+$"):
+        call()
