@@ -22,7 +22,6 @@ sharing gives the random-assignment workloads.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -33,16 +32,18 @@ from recursions._jit import jit
 __all__ = ["ReversedQueue", "size_biased_sample", "support_max"]
 
 
-def size_biased_sample(law: dists.Law, gen: np.random.Generator, n: int) -> np.ndarray:
+def size_biased_sample(law: Any, gen: np.random.Generator, n: int) -> np.ndarray:
     """Draw ``n`` values from the size-biased law ``x F(dx) / m``.
 
-    Closed forms for the laws of :mod:`recursions.dists` that have one; otherwise numerical
-    inversion of ``F~(x) = 1 - (integral_x^inf sf + x sf(x)) / m`` by bisection.
+    Calls :meth:`recursions.dists.Law.size_biased_sample`: closed forms for the laws of
+    :mod:`recursions.dists` that have one, fast numerical inversion of ``x pdf(x) / m`` for a
+    continuous scipy law, otherwise numerical inversion of
+    ``F~(x) = 1 - (integral_x^inf sf + x sf(x)) / m`` by bisection.
 
     Parameters
     ----------
-    law : recursions.dists.Law
-        The law ``F``.
+    law : recursions.dists.Law or scipy.stats distribution
+        The law ``F`` (see :func:`recursions.dists.as_law`).
     gen : numpy.random.Generator
         Source of randomness.
     n : int
@@ -59,120 +60,17 @@ def size_biased_sample(law: dists.Law, gen: np.random.Generator, n: int) -> np.n
     >>> round(float(x.mean()), 1)   # E[sigma^2] / E[sigma] = 2
     2.0
     """
-    if n == 0:
-        return np.empty(0)
-    if isinstance(law, dists.Exponential):
-        return gen.gamma(2.0, 1.0 / law.rate, n)
-    if isinstance(law, dists.Deterministic):
-        return np.full(n, float(law.value))
-    if isinstance(law, dists.Erlang):
-        return gen.gamma(law.k + 1.0, 1.0 / law.rate, n)
-    if isinstance(law, dists.HyperExponential):
-        p = np.asarray(law.probs) / np.asarray(law.rates)
-        idx = gen.choice(p.size, size=n, p=p / p.sum())
-        return gen.gamma(2.0, 1.0, n) / np.asarray(law.rates)[idx]
-    if isinstance(law, dists.LogNormal):
-        return gen.lognormal(law.mu + law.sigma**2, law.sigma, n)
-    if isinstance(law, dists.Uniform):
-        a, b = law.low, law.high
-        return np.sqrt(a * a + gen.random(n) * (b * b - a * a))
-    if isinstance(law, dists.Empirical):
-        p = np.asarray(law.weights) * np.asarray(law.values)
-        return np.asarray(law.values)[gen.choice(p.size, size=n, p=p / p.sum())]
-    if isinstance(law, dists.Lomax):
-        # x / scale has density ∝ y (1 + y)^(-shape-1): beta prime (2, shape - 1)
-        b = gen.beta(2.0, law.shape - 1.0, n)
-        return law.scale * b / (1.0 - b)
-    if isinstance(law, dists.Coxian):
-        return _coxian_size_biased(law, gen, n)
-    if isinstance(law, dists.ScipyLaw) and hasattr(law.dist, "pdf"):
-        return _pinv_size_biased(law)(n, gen)
-    return _invert_size_biased(law, gen.random(n))
+    return dists.as_law(law, "law").size_biased_sample(gen, n)
 
 
-_PINV_CACHE: dict[int, Any] = {}
-
-
-def _pinv_size_biased(law: dists.ScipyLaw):
-    """Fast numerical inversion (UNU.RAN PINV, u-resolution 1e-12) of ``x pdf(x) / m``."""
-    key = id(law)
-    if key not in _PINV_CACHE:
-        from scipy.stats.sampling import NumericalInversePolynomial
-
-        m, dist = law.mean, law.dist
-
-        class _SizeBiased:
-            def pdf(self, x: float) -> float:
-                if not math.isfinite(x) or x <= 0:
-                    return 0.0
-                with np.errstate(all="ignore"):
-                    v = float(dist.pdf(x))
-                return x * v / m if math.isfinite(v) else 0.0
-
-            def support(self):
-                return tuple(float(v) for v in dist.support())
-
-        gen = NumericalInversePolynomial(_SizeBiased(), center=m, u_resolution=1e-12)
-        _PINV_CACHE[key] = (law, gen)
-    gen = _PINV_CACHE[key][1]
-    return lambda n, rng: np.asarray(gen.rvs(size=n, random_state=rng), dtype=np.float64)
-
-
-def _coxian_size_biased(law: dists.Coxian, gen: np.random.Generator, n: int) -> np.ndarray:
-    """Size-biased Coxian: a mixture over the number of phases run, each a sum of exponentials.
-
-    Size-biasing a mixture reweights its components by their means; size-biasing a sum of
-    independent exponentials picks one term with probability proportional to its mean and
-    replaces it by its size-biased law, Gamma(2, rate).
-    """
-    rates = np.asarray(law.rates, dtype=float)
-    cont = np.concatenate((np.asarray(law.probs, dtype=float), [0.0]))
-    reach = np.concatenate(([1.0], np.cumprod(cont[:-1])))  # P(phase m is run)
-    stop = reach * (1.0 - cont)  # P(exactly m phases)
-    inv = 1.0 / rates
-    means = np.cumsum(inv)  # mean of a run of m phases
-    w = stop * means
-    k = gen.choice(rates.size, size=n, p=w / w.sum())  # index of the last phase run
-    out = np.empty(n)
-    for m in range(rates.size):
-        idx = np.flatnonzero(k == m)
-        if idx.size == 0:
-            continue
-        pick = gen.choice(m + 1, size=idx.size, p=inv[: m + 1] / inv[: m + 1].sum())
-        x = gen.exponential(1.0, (idx.size, m + 1)) * inv[: m + 1]
-        x[np.arange(idx.size), pick] = gen.gamma(2.0, 1.0, idx.size) * inv[pick]
-        out[idx] = x.sum(axis=1)
-    return out
-
-
-def _invert_size_biased(law: dists.Law, u: np.ndarray) -> np.ndarray:
-    m = law.mean
-
-    def tail(x: np.ndarray) -> np.ndarray:  # 1 - F~(x)
-        return (law.integrated_sf(x) + x * law.sf(x)) / m
-
-    hi = np.full(u.shape, max(m, 1e-300))
-    while True:
-        grow = tail(hi) > 1.0 - u
-        if not grow.any():
-            break
-        hi[grow] *= 2.0
-    lo = np.zeros(u.shape)
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        above = tail(mid) > 1.0 - u
-        lo = np.where(above, mid, lo)
-        hi = np.where(above, hi, mid)
-    return hi
-
-
-def support_max(law: dists.Law) -> float:
+def support_max(law: Any) -> float:
     """Least ``b`` with ``P(sigma <= b) = 1`` (``inf`` for unbounded laws).
 
     Parameters
     ----------
-    law : recursions.dists.Law
-        The law.
+    law : recursions.dists.Law or scipy.stats distribution
+        The law (see :func:`recursions.dists.as_law`); its
+        :attr:`~recursions.dists.Law.support_max`.
 
     Returns
     -------
@@ -180,19 +78,13 @@ def support_max(law: dists.Law) -> float:
 
     Examples
     --------
-    >>> import recursions as rc
+    >>> import recursions as rc, scipy.stats
     >>> support_max(rc.dists.Uniform(0.5, 2.0)), support_max(rc.dists.Exponential(1.0))
     (2.0, inf)
+    >>> support_max(scipy.stats.beta(2, 3, scale=4.0))
+    4.0
     """
-    if isinstance(law, dists.Deterministic):
-        return float(law.value)
-    if isinstance(law, dists.Uniform):
-        return float(law.high)
-    if isinstance(law, dists.Empirical):
-        return float(np.max(np.asarray(law.values)[np.asarray(law.weights) > 0]))
-    if isinstance(law, dists.ScipyLaw):
-        return float(law.dist.support()[1])
-    return math.inf
+    return float(dists.as_law(law, "law").support_max)
 
 
 @jit
@@ -258,8 +150,8 @@ class ReversedQueue:
     ----------
     rate : float
         Poisson arrival rate.
-    law : recursions.dists.Law
-        Service law.
+    law : recursions.dists.Law or scipy.stats distribution
+        Service law (see :func:`recursions.dists.as_law`).
     gen : numpy.random.Generator
         Its source of randomness; separate child streams feed the initial state, the arrival
         gaps and the service times, so advancing in one leg or several gives the same path.
@@ -281,6 +173,7 @@ class ReversedQueue:
                  kind: str = "ps") -> None:
         if kind not in ("ps", "infinite"):
             raise ValueError(f"kind must be 'ps' or 'infinite', got {kind!r}")
+        law = dists.as_law(law, "law")
         self.rate, self.law, self.kind = float(rate), law, kind
         g0, self._g_gap, self._g_srv = gen.spawn(3)
         load = rate * law.mean

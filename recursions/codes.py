@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["LOST", "EnvelopeBase", "HeapPolicy", "QueueCode"]
+__all__ = ["LOST", "EnvelopeBase", "HeapPolicy", "LawCode", "QueueCode"]
 
 LOST = -1.0
 """What a map returns for a customer that was lost (no server joined)."""
@@ -39,6 +39,20 @@ class HeapPolicy(IntEnum):
     RANDOM = 2
     LEAST_OF_D = 3
     REDUNDANCY = 4
+
+
+class LawCode(IntEnum):
+    """Built-in law of ``Law.kernel_sampler`` (drawn by :mod:`recursions.dists.kernel`)."""
+
+    DETERMINISTIC = 0
+    EXPONENTIAL = 1
+    ERLANG = 2
+    HYPEREXPONENTIAL = 3
+    COXIAN = 4
+    LOGNORMAL = 5
+    LOMAX = 6
+    UNIFORM = 7
+    EMPIRICAL = 8
 
 
 class QueueCode(IntEnum):

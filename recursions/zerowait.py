@@ -45,7 +45,7 @@ from ._jit import jit
 from ._rng import as_seed_sequence, forward_generator
 from .codes import QueueCode
 from .diagnostics import batch_check, warn
-from .dists import Coxian, Erlang, Exponential, Law
+from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
 from .result import SimulationResult
@@ -612,14 +612,8 @@ def _queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, pha
 # drivers
 # ------------------------------------------------------------------------------------------
 def _as_coxian(law: Law) -> Coxian | None:
-    """The Coxian form of a phase-type service law, or ``None``."""
-    if isinstance(law, Coxian):
-        return law
-    if isinstance(law, Exponential):
-        return Coxian(rates=(law.rate,), probs=())
-    if isinstance(law, Erlang):
-        return Coxian(rates=(law.rate,) * law.k, probs=(1.0,) * (law.k - 1))
-    return None
+    """The Coxian form of a phase-type service law (:meth:`Law.coxian`), or ``None``."""
+    return law.coxian()
 
 
 @dataclass(frozen=True)
@@ -757,7 +751,7 @@ def _policy(system: Any) -> tuple[int, int, int, int]:
 
 
 def _is_poisson(inp: Input) -> bool:
-    return isinstance(inp, Renewal) and isinstance(inp.interarrival, Exponential)
+    return isinstance(inp, Renewal) and inp.interarrival.exponential_rate is not None
 
 
 def simulate_queues(

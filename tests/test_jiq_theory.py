@@ -323,7 +323,8 @@ def test_shapes_infinity_and_scalars():
 
 def test_repr_and_frozen():
     eq = jiq_equilibrium(0.5, D.Exponential(1.0))
-    assert repr(eq) == "JIQEquilibrium(arrival_rate=0.5, service=Exponential(rate=1.0), load=0.5)"
+    assert repr(eq) == ("JIQEquilibrium(arrival_rate=0.5, service=Exponential(rate=1.0; mean=1, "
+                        "scv=1), load=0.5)")
     with pytest.raises(dataclasses.FrozenInstanceError):
         eq.arrival_rate = 0.2  # type: ignore[misc]
     assert eq == JIQEquilibrium(0.5, D.Exponential(1.0))

@@ -101,6 +101,11 @@ CASES = {
         dists.as_law(stats.gamma(2.0)),
         ("kernel", _from_logpdf(lambda x: math.log(x) - x), 0.0, INF),
     ),
+    "scipy_lognorm": (  # no closed form: theta <= 0 only
+        dists.as_law(stats.lognorm(0.5)),
+        ("kernel", _from_logpdf(lambda x: -math.log(x * math.sqrt(2 * math.pi * 0.25))
+                                - math.log(x) ** 2 / 0.5), 0.0, INF),
+    ),
     "scipy_beta": (  # scipy.stats.beta(2, 3): 12 x (1 - x)^2 on [0, 1]
         dists.as_law(stats.beta(2, 3)),
         ("kernel", lambda th, x: math.exp(th * x) * 12.0 * x * (1 - x) ** 2, 0.0, 1.0),
@@ -122,7 +127,8 @@ THETAS = {
     "lognormal": [-3.0, -1.0, -0.1],
     "lomax": [-2.0, -0.5],
     "lomax_heavy": [-2.0, -0.2],
-    "scipy_gamma": [-1.5, -0.4],
+    "scipy_gamma": [-1.5, -0.4, 0.3, 0.8],  # the closed form of scipy's gamma family
+    "scipy_lognorm": [-1.0, -0.2],
     "scipy_beta": [-3.0, 0.5, 3.0],
     "scipy_binom": [-1.0, 0.7],
 }
@@ -192,10 +198,10 @@ def test_mgf_is_infinite_beyond_the_domain(name, theta):
 
 @pytest.mark.parametrize(
     ("name", "theta"),
-    [("lognormal", 0.1), ("lognormal", 2.0), ("lomax", 0.05), ("scipy_gamma", 0.3)],
+    [("lognormal", 0.1), ("lognormal", 2.0), ("lomax", 0.05), ("scipy_lognorm", 0.3)],
 )
 def test_mgf_of_unbounded_generic_law_at_positive_theta_raises(name, theta):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"theta=.* of .*(Lo|lognorm)"):  # names the law
         mgf(CASES[name][0], theta)
 
 
@@ -314,7 +320,8 @@ def test_tilted_sampler_empirical_drops_zero_weight_values():
         ("hyper", 2.0),
         ("lognormal", 0.1),
         ("lomax", 0.1),
-        ("scipy_gamma", 0.5),
+        ("scipy_gamma", 1.0),
+        ("scipy_lognorm", 0.5),
     ],
 )
 def test_tilted_sampler_without_finite_mgf_raises(name, theta):

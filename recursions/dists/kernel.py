@@ -1,0 +1,182 @@
+"""Drawing from the built-in laws inside numba kernels.
+
+:meth:`Law.kernel_sampler() <recursions.dists.Law.kernel_sampler>` describes a built-in law as
+an integer code (:class:`recursions.codes.LawCode`) and a float64 parameter array; the compiled
+functions here read that description and draw from a :class:`numpy.random.Generator` passed
+into the kernel (numba shares the generator's state with Python, so draws inside and outside
+compiled code continue one stream):
+
+* :func:`draw` ``(code, params, gen, n)`` returns exactly ``law.sample(gen, n)``, bit for bit,
+  for every ``n`` (it follows the same order of primitive draws);
+* :func:`draw_one` ``(code, params, gen)`` returns exactly ``law.sample(gen, 1)[0]``. A run of
+  ``n`` calls equals ``law.sample(gen, n)`` for the laws whose vectorised sampler draws element
+  by element (all but :class:`~recursions.dists.HyperExponential` and
+  :class:`~recursions.dists.Coxian`, whose ``sample`` draws all phase choices first): a kernel
+  that draws one at a time sees the same law, not the same numbers, for those two.
+
+Only the generator's primitive draws are used (``random``, ``standard_exponential``,
+``standard_normal``, ``standard_gamma``), combined by the arithmetic numpy's own samplers use
+(``exponential(scale)`` is ``scale * standard_exponential()``, and so on), so the numbers agree
+with numpy's to the last bit.
+
+Examples
+--------
+>>> import numpy as np
+>>> from recursions.dists import Erlang
+>>> from recursions.dists.kernel import draw
+>>> code, params = Erlang(3, rate=2.0).kernel_sampler()
+>>> a = draw(code, params, np.random.default_rng(5), 4)
+>>> b = Erlang(3, rate=2.0).sample(np.random.default_rng(5), 4)
+>>> bool(np.array_equal(a, b))
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import jit
+from ..codes import LawCode
+
+__all__ = ["draw", "draw_one", "lomax_transform"]
+
+_DET = int(LawCode.DETERMINISTIC)
+_EXP = int(LawCode.EXPONENTIAL)
+_ERL = int(LawCode.ERLANG)
+_HYP = int(LawCode.HYPEREXPONENTIAL)
+_COX = int(LawCode.COXIAN)
+_LGN = int(LawCode.LOGNORMAL)
+_LMX = int(LawCode.LOMAX)
+_UNI = int(LawCode.UNIFORM)
+_EMP = int(LawCode.EMPIRICAL)
+
+
+@jit
+def lomax_transform(e, shape, scale):
+    """``scale * expm1(e / shape)`` element by element, with the C library's ``expm1``.
+
+    :meth:`Lomax.sample <recursions.dists.Lomax.sample>` uses it instead of ``numpy.expm1``,
+    whose vectorised (SIMD) loops may differ from the scalar function in the last bit, so that
+    :func:`draw_one` inside a kernel gives the very same numbers on every machine.
+    """
+    out = np.empty(e.size)
+    for i in range(e.size):
+        out[i] = scale * math.expm1(e[i] / shape)
+    return out
+
+
+@jit
+def _search_right(cdf, start, size, u):
+    """``numpy.searchsorted(cdf[start:start + size], u, side="right")``."""
+    lo, hi = 0, size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if u < cdf[start + mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@jit
+def draw_one(code, params, gen):
+    """One draw of the law ``(code, params)``: exactly ``law.sample(gen, 1)[0]``.
+
+    Parameters
+    ----------
+    code : int
+        A :class:`recursions.codes.LawCode`.
+    params : numpy.ndarray
+        The float64 parameters of :meth:`recursions.dists.Law.kernel_sampler`.
+    gen : numpy.random.Generator
+        The generator (its state advances as under ``law.sample``).
+
+    Returns
+    -------
+    float
+    """
+    if code == _EXP:
+        return params[0] * gen.standard_exponential()
+    if code == _DET:
+        return params[0]
+    if code == _ERL:
+        return params[1] * gen.standard_gamma(params[0])
+    if code == _UNI:
+        return params[0] + params[1] * gen.random()
+    if code == _LGN:
+        return math.exp(params[0] + params[1] * gen.standard_normal())
+    if code == _LMX:
+        return params[1] * math.expm1(gen.standard_exponential() / params[0])
+    if code == _HYP:
+        m = int(params[0])
+        j = _search_right(params, 1, m, gen.random())
+        if j > m - 1:
+            j = m - 1
+        return gen.standard_exponential() / params[1 + m + j]
+    if code == _COX:
+        m = int(params[0])
+        x = 0.0
+        for k in range(m):
+            x += gen.standard_exponential() / params[1 + k]
+            if k < m - 1 and not gen.random() < params[1 + m + k]:
+                break
+        return x
+    if code == _EMP:
+        m = int(params[0])
+        j = _search_right(params, 1, m, gen.random())
+        return params[1 + m + j]
+    raise ValueError("unknown law code")
+
+
+@jit
+def draw(code, params, gen, n):
+    """``n`` draws of the law ``(code, params)``: exactly ``law.sample(gen, n)``.
+
+    Parameters
+    ----------
+    code : int
+        A :class:`recursions.codes.LawCode`.
+    params : numpy.ndarray
+        The float64 parameters of :meth:`recursions.dists.Law.kernel_sampler`.
+    gen : numpy.random.Generator
+        The generator.
+    n : int
+        How many, ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n,)``.
+    """
+    out = np.zeros(n)
+    if code == _HYP:
+        m = int(params[0])
+        phase = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            j = _search_right(params, 1, m, gen.random())
+            phase[i] = j if j < m - 1 else m - 1
+        for i in range(n):
+            out[i] = gen.standard_exponential() / params[1 + m + phase[i]]
+        return out
+    if code == _COX:
+        m = int(params[0])
+        active = np.arange(n)
+        na = n
+        for k in range(m):
+            if na == 0:
+                break
+            for i in range(na):
+                out[active[i]] += gen.standard_exponential() / params[1 + k]
+            if k < m - 1:
+                keep = 0
+                for i in range(na):
+                    if gen.random() < params[1 + m + k]:
+                        active[keep] = active[i]
+                        keep += 1
+                na = keep
+        return out
+    for i in range(n):
+        out[i] = draw_one(code, params, gen)
+    return out
