@@ -572,7 +572,7 @@ def bounded_method(system: rc.System, input: rc.Input, *, start: float | None = 
         raise ValueError(
             f"bounding processes need lam E[sigma] < 1 (the single-server queue fed by every "
             f"customer, which bounds every coordinate, must be stable), got {a:.4g}{note}")
-    poisson = isinstance(input.interarrival, rc.dists.Exponential)
+    poisson = input.interarrival.exponential_rate is not None
     if method is None:
         method = "reversed" if poisson else "walk"
     if method not in METHODS:

@@ -270,7 +270,7 @@ def _mean_estimate(x: Any) -> Estimate:
 
 
 def _is_poisson(inp: rc.Input) -> bool:
-    return isinstance(inp, rc.Renewal) and isinstance(inp.interarrival, rc.dists.Exponential)
+    return isinstance(inp, rc.Renewal) and inp.interarrival.exponential_rate is not None
 
 
 def _run(system: rc.System, start: np.ndarray, t_start: float, times: np.ndarray,

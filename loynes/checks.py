@@ -121,7 +121,7 @@ def register(name: str, tests: Callable[[Check], int]):
 
 
 def _is_poisson(inp: rc.Input) -> bool:
-    return isinstance(inp, rc.Renewal) and isinstance(inp.interarrival, rc.dists.Exponential)
+    return isinstance(inp, rc.Renewal) and inp.interarrival.exponential_rate is not None
 
 
 def _random_renewal(inp: rc.Input) -> bool:

@@ -86,7 +86,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from recursions._validate import check_points, check_positive
-from recursions.dists import Exponential, Law, ScipyLaw, as_law
+from recursions.dists import Law, as_law
 
 __all__ = [
     "JIQEquilibrium",
@@ -145,7 +145,7 @@ def _method(value: Any) -> str:
 
 def _equilibrium_tail_grid(law: Law, h: float, cells: int) -> FloatArray:
     """``F_e^c(k h)`` for ``k = 0..cells``."""
-    if not isinstance(law, ScipyLaw):
+    if law.closed_form_tails:
         return np.clip(law.equilibrium_sf(h * np.arange(cells + 1)), 0.0, 1.0)
     # cell integrals of sf by Gauss-Legendre, then tail sums from the right (no cancellation)
     left = h * np.arange(cells)
@@ -249,7 +249,7 @@ def mg1_workload_sf(
     """
     lam, law, rho, wa = _prepare(arrival_rate, service, w)
     h = _step(step)
-    if _method(method) == "auto" and isinstance(law, Exponential):
+    if _method(method) == "auto" and law.exponential_rate is not None:
         return rho * np.exp(-(law.rate - lam) * wa)
     out = np.zeros(wa.shape)
     finite = np.isfinite(wa)
@@ -260,7 +260,7 @@ def mg1_workload_sf(
         nodes = h * (np.arange(cells) + 0.5)
 
         def one_jump(x: FloatArray) -> FloatArray:  # (1 - rho) rho F_e^c(x): the N = 1 term
-            if isinstance(law, ScipyLaw):  # its integrated_sf is too slow: interpolate the grid
+            if not law.closed_form_tails:  # its integrated_sf is slow: interpolate the grid
                 return (1.0 - rho) * rho * np.interp(x, h * np.arange(cells + 1), fc)
             return (1.0 - rho) * rho * law.equilibrium_sf(x)
 
@@ -363,7 +363,7 @@ class JIQEquilibrium:
     >>> from loynes.jiq import jiq_equilibrium
     >>> eq = jiq_equilibrium(0.25, Deterministic(2.0))
     >>> eq
-    JIQEquilibrium(arrival_rate=0.25, service=Deterministic(value=2.0), load=0.5)
+    JIQEquilibrium(arrival_rate=0.25, service=Deterministic(value=2.0; mean=2, scv=0), load=0.5)
     >>> eq.profile([0.0, 1.0, 2.0])  # 0.25 * (2 - w)^+
     array([0.5 , 0.25, 0.  ])
     """

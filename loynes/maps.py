@@ -53,7 +53,7 @@ class PoissonAtLoad:
     --------
     >>> import recursions as rc
     >>> PoissonAtLoad(4, rc.dists.Exponential(2.0))(0.5)
-    Poisson(rate=4.0, service=Exponential(rate=2.0))
+    Poisson(rate=4.0, service=Exponential(rate=2.0; mean=0.5, scv=1))
     """
 
     servers: int

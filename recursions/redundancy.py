@@ -31,7 +31,7 @@ from ._jit import jit
 from ._rng import RngLike, as_seed_sequence
 from ._validate import check_int, check_nonnegative, check_real
 from .codes import HeapPolicy
-from .dists import Exponential, as_law
+from .dists import as_law
 from .systems import System
 
 __all__ = ["JobClass", "Redundancy", "free_system_work"]
@@ -108,7 +108,7 @@ class JobClass:
     @property
     def exponential(self) -> bool:
         """Whether the sizes are i.i.d. exponential (the work-conserving case)."""
-        return self.iid and isinstance(self.size, Exponential)
+        return self.iid and self.size.exponential_rate is not None
 
     def sample(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """Component sizes of ``n`` jobs, shape ``(n, d)``.
