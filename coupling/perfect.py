@@ -87,6 +87,7 @@ __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
 
 _ROUTING = 2**32 - 1  # child of a draw's seed feeding a dominated map's routing uniforms
+_SEARCHES = 2**32 - 2  # child of the root seed feeding the searches behind dominated_by=
 
 
 class CouplingNotReached(RuntimeError):
@@ -711,6 +712,8 @@ class _Walks:
     def template(self) -> RAWalk:
         if self._walk is None:
             S, service, interarrival, routing = self.args
+            # not a hidden seed: the template's construction (Cramer root, tilts) is
+            # deterministic, and every draw uses template.fresh(gen) with its own generator
             self._walk = RAWalk(S, service, interarrival, np.random.default_rng(0),
                                 routing=routing)
         return self._walk
@@ -956,15 +959,17 @@ def _check_dominating(system: rc.System, bound: Any, upper: Any) -> rc.System:
     return bound
 
 
-def _show_dominance(system: rc.System, bound: rc.System, trials: int) -> None:
+def _show_dominance(system: rc.System, bound: rc.System, trials: int,
+                    seed: np.random.SeedSequence) -> None:
     """Run the searches the exactness argument rests on; refuse on a counterexample."""
     from .monotone import check_dominates, check_monotone
 
-    mono = check_monotone(system, trials=trials, rng=1)
+    mono_seed, dom_seed = child(seed, 0), child(seed, 1)
+    mono = check_monotone(system, trials=trials, rng=mono_seed)
     if not mono.monotone:
         raise ValueError(f"{system!r} is declared monotone, but a search found a "
                          f"counterexample, so the sandwich would not be exact:\n{mono}")
-    dom = check_dominates(bound, system, trials=trials, rng=1)
+    dom = check_dominates(bound, system, trials=trials, rng=dom_seed)
     if not dom.dominates:
         raise ValueError(f"{bound!r} does not dominate {system!r}, so its stationary state "
                          f"does not bound the map's and the sandwich would not be exact:\n{dom}")
@@ -1111,8 +1116,9 @@ def perfect_sample(
 
     The dominance is shown, not assumed: before sampling, :func:`coupling.check_dominates`
     ``(dominated_by, system)`` and :func:`coupling.check_monotone` ``(system)`` run
-    (randomized searches of ``dominance_trials`` cases, seed 1); a counterexample refuses
-    the map. A search can only refute, so "no counterexample" is evidence, not a proof; a
+    (randomized searches of ``dominance_trials`` cases, seeded by a child of ``rng`` apart
+    from the draws' seeds, so one ``rng`` gives one search); a counterexample refuses the map.
+    A search can only refute, so "no counterexample" is evidence, not a proof; a
     dominance you can prove is the safer ground. Every JSW method works here (the reversed
     M/G/1 queues for Poisson input and the cyclic and random walks for renewal input): all
     three give the bound's dominating vector at ``-T`` and the input after it. With Poisson
@@ -1158,7 +1164,8 @@ def perfect_sample(
     system.check_input(input)
     size = check_int(size, "size", 1)
     S = system.servers
-    seeds = as_seed_sequence(rng).spawn(size)
+    root = as_seed_sequence(rng)
+    seeds = root.spawn(size)
     nworkers = _check_workers(workers, size)
     progress = check_bool(progress, "progress")
 
@@ -1205,7 +1212,7 @@ def perfect_sample(
         if not (t0 > 0 and tcap >= t0):
             raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
         if bound is not None:
-            _show_dominance(system, bound, int(dominance_trials))
+            _show_dominance(system, bound, dominance_trials, child(root, _SEARCHES))
         run_one = functools.partial(_draw_fcfs, fcfs=fcfs, inp=input, t0=t0, tcap=tcap,
                                     walks=walks, dominated=None if bound is None else system)
     elif system.has_loss and system.bounded_by_service and not system.monotone:  # renovation

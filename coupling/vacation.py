@@ -175,6 +175,8 @@ class VacationTemplate:
 
     def _walks(self) -> tuple[RAWalk, RAWalk]:
         if getattr(self, "_built", None) is None:
+            # not a hidden seed: the walks' construction is deterministic (the generator only
+            # sets a template's unused start); every draw calls .fresh(gen) with its own
             inp, gen = self.input, np.random.default_rng(0)
             arrivals = RAWalk(1, dists.Deterministic(1.0 / self.a), inp.interarrival, gen)
             try:

@@ -422,7 +422,12 @@ def check_generic(chk: Check) -> StabilityReport:
         chk, "no theorem applies to this map and the growth test found no significant growth")
 
 
-@register("redundancy", tests=lambda chk: 1)
+def _estimated_sizes(chk: Check) -> bool:
+    """Whether a class's mean size is a Monte Carlo estimate (a joint sampler)."""
+    return any(c.mean_size_se > 0 for c in chk.system.classes)
+
+
+@register("redundancy", tests=lambda chk: 1 + _estimated_sizes(chk))
 def check_redundancy(chk: Check) -> StabilityReport:
     """Cancel-on-completion redundancy: stable iff the rate is below ``lambda-bar^n = 1 / a``.
 
@@ -441,11 +446,13 @@ def check_redundancy(chk: Check) -> StabilityReport:
     pi = class_probs(system.classes)
     pairs = list(zip(pi, system.classes, strict=True))
     d_work = float(sum(p * c.d * c.mean_size for p, c in pairs))
-    d_ok = bool(lam * d_work < 1)
+    d_se = float(sum(p * c.d * c.mean_size_se for p, c in pairs))  # > 0: estimated means
+    d_ok = chk.judge(lam * d_work, lam * d_se) is True
     chk.conditions.append(Condition(
         "(d-bound)", "lambda sum_j pi_j d_j E[xi_j] < 1: even without cancellation the "
-        "servers keep up", "sufficient", lam * d_work, 0.0, d_ok,
-        f"lambda = {lam:.6g} per server, sum pi d E xi = {d_work:.6g}"))
+        "servers keep up", "sufficient", lam * d_work, lam * d_se, d_ok,
+        f"lambda = {lam:.6g} per server, sum pi d E xi = {d_work:.6g}"
+        + (f" ± {d_se:.2g} (a joint class's mean size is estimated)" if d_se else "")))
     chk.evidence.update({"arrival rate per server": lam, "lower bound of critical": 1 / d_work})
     if all(c.exponential for c in system.classes):
         k_work = float(sum(p * c.k * c.mean_size for p, c in pairs))
@@ -459,7 +466,7 @@ def check_redundancy(chk: Check) -> StabilityReport:
             f"the exponential closed form gives lambda-bar = {1 / k_work:.6g} per server"))
     if d_ok:
         return chk.report("stable", Basis(
-            "theorem", "d-bound", 0.0,
+            "theorem" if d_se == 0 else "test", "d-bound", 0.0 if d_se == 0 else chk.alpha,
             "the d-bound holds: the load without cancellation is below 1"))
     bar = redundancy_critical_rate(system.classes, servers=n, rng=next(chk.seeds))
     chk.evidence.update({"critical rate (free system)": bar.value,

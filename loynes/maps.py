@@ -112,7 +112,7 @@ def _confidence(rep: Any) -> float:
     if basis.name == "growth":
         return float(rep.evidence.get("growth t", math.nan))
     if basis.kind == "test":
-        name = {"free-system": "(free)"}.get(basis.name, "(8)")
+        name = {"free-system": "(free)", "d-bound": "(d-bound)"}.get(basis.name, "(8)")
         try:
             c = rep.condition(name)
         except KeyError:

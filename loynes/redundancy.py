@@ -6,7 +6,9 @@
   ``servers=None`` it is the mean-field value: exact ``1 / sum_j pi_j k_j E xi_j`` for i.i.d.
   exponential sizes, else the limit ``x_0 -> 1`` of the fixed point (extrapolated).
 * :func:`redundancy_fixed_point`: the mean-field fixed point ``x_w`` (fraction of servers with
-  workload above ``w``) for i.i.d. components, from the balance
+  workload above ``w``) for i.i.d. components at the arrival rate per server
+  ``rate_per_server`` (``lambda``; ``n`` servers get ``lambda n`` jobs per unit time), from the
+  balance
   ``x'_w = -lambda sum_j pi_j d_j (G^j_w - x_w) P(Bin(d_j - 1, 1 - G^j_w) <= k_j - 1)`` with
   ``G^j_w = P(Z + xi_j > w)``, ``Z ~ x``, by shooting on ``x_0`` (the solution is proper, i.e.
   ``x_w -> 0``, exactly when work balance ``x_0 = lambda E_x[eta]`` holds). ``Z``'s law is
@@ -26,6 +28,8 @@ import numpy as np
 
 from recursions._jit import jit
 from recursions._rng import RngLike, as_seed_sequence
+from recursions._validate import check_int, check_positive
+from recursions.estimate import Estimate
 from recursions.redundancy import JobClass, Redundancy, _as_classes, class_probs, free_system_work
 
 __all__ = [
@@ -107,7 +111,7 @@ class RedundancyFixedPoint:
 
     Attributes
     ----------
-    arrival_rate : float
+    rate_per_server : float
         ``lambda`` (jobs per server per unit time).
     load : float
         ``x_0 = P(W > 0)``.
@@ -115,21 +119,22 @@ class RedundancyFixedPoint:
         ``E W = int x_w dw`` per server.
     mean_response : float
         ``E R = int P(R > t) dt``.
-    work_balance, work_balance_se : float
+    work_balance : recursions.Estimate
         ``lambda E_x[eta]``, the work brought per unit time by jobs whose servers' workloads
-        are drawn from the solution, by Monte Carlo: it must equal ``load`` (work balance).
+        are drawn from the solution, by Monte Carlo (seeded by the ``rng`` of
+        :func:`redundancy_fixed_point`) with its standard error: it must equal ``load`` (work
+        balance).
     grid : numpy.ndarray
         Levels ``w`` of the solution.
     x : numpy.ndarray
         ``x_w`` on the grid.
     """
 
-    arrival_rate: float
+    rate_per_server: float
     load: float
     mean_workload: float
     mean_response: float
-    work_balance: float
-    work_balance_se: float
+    work_balance: Estimate
     grid: np.ndarray = field(repr=False)
     x: np.ndarray = field(repr=False)
     _sf: np.ndarray = field(repr=False)
@@ -189,8 +194,9 @@ def _defaults(classes, h, wmax):
     return h, wmax
 
 
-def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None = None,
-                           wmax: float | None = None, tol: float = 1e-10
+def redundancy_fixed_point(classes: Any, rate_per_server: float, *, rng: RngLike = 1,
+                           h: float | None = None, wmax: float | None = None,
+                           tol: float = 1e-10, balance_samples: int = 100_000
                            ) -> RedundancyFixedPoint:
     """Mean-field fixed point ``x_w`` of redundancy with i.i.d. components at rate ``lambda``.
 
@@ -198,14 +204,19 @@ def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None
     ----------
     classes : JobClass or sequence of JobClass
         Job classes (i.i.d. components).
-    arrival_rate : float
-        ``lambda > 0``, jobs per server per unit time.
+    rate_per_server : float
+        ``lambda > 0``, jobs per server per unit time (``n`` servers: ``lambda n`` in all).
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed of the Monte Carlo check of work balance (``work_balance``); the fixed point
+        itself is deterministic.
     h : float, optional
         Grid step (default: a hundredth of the largest ``sqrt(E xi^2)``).
     wmax : float, optional
         Grid end (default 30 times that scale); raise it near the critical rate.
     tol : float, default 1e-10
         Bisection tolerance on ``x_0``.
+    balance_samples : int, default 100_000
+        Jobs per class drawn for ``work_balance``.
 
     Returns
     -------
@@ -214,7 +225,7 @@ def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None
     Raises
     ------
     ValueError
-        If ``arrival_rate`` is not positive, or no proper fixed point exists on the grid
+        If ``rate_per_server`` is not positive, or no proper fixed point exists on the grid
         (``lambda`` at or above the critical rate, or ``wmax`` too small).
 
     Examples
@@ -230,9 +241,8 @@ def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None
     (True, 0.5)
     """
     cls = _as_classes(classes)
-    lam = float(arrival_rate)
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"arrival_rate must be a finite number > 0, got {arrival_rate!r}")
+    lam = check_positive(rate_per_server, "rate_per_server")
+    samples = check_int(balance_samples, "balance_samples", 2)
     h, wmax = _defaults(cls, h, wmax)
     grid, ha, hh, pi, d, k = _setup(cls, h, wmax)
     x = np.zeros(grid.size)
@@ -245,7 +255,7 @@ def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None
         else:
             hi = mid
     if hi >= 1.0 - 10 * tol:
-        raise ValueError(f"no proper fixed point at arrival_rate={lam}: at or above the "
+        raise ValueError(f"no proper fixed point at rate_per_server={lam}: at or above the "
                          "critical rate (or raise wmax)")
     end = _shoot(lam, hi, pi, d, k, ha, hh, h, x, qs)
     x = x.copy()
@@ -262,20 +272,20 @@ def redundancy_fixed_point(classes: Any, arrival_rate: float, *, h: float | None
         sf += pi[j] * binom.cdf(c.k - 1, c.d, 1.0 - g[j])
     sf[cut:] = np.interp(grid[cut:], grid, sf, right=0.0) * (x[cut:] > 0)
     trap = np.trapezoid
-    balance, balance_se = _work_balance(cls, pi, lam, grid, x)
+    gen = np.random.default_rng(as_seed_sequence(rng))
     return RedundancyFixedPoint(
-        arrival_rate=lam, load=float(hi), mean_workload=float(trap(x, grid)),
-        mean_response=float(trap(sf, grid)), work_balance=balance,
-        work_balance_se=balance_se, grid=grid, x=x, _sf=sf)
+        rate_per_server=lam, load=float(hi), mean_workload=float(trap(x, grid)),
+        mean_response=float(trap(sf, grid)),
+        work_balance=_work_balance(cls, pi, lam, grid, x, gen, samples), grid=grid, x=x,
+        _sf=sf)
 
 
-def _work_balance(cls, pi, lam, grid, x, samples=100_000):
-    """Estimate ``lambda E_x[eta]`` by Monte Carlo with a fixed seed.
+def _work_balance(cls, pi, lam, grid, x, gen, samples):
+    """Estimate ``lambda E_x[eta]`` by Monte Carlo from ``gen``, with its standard error.
 
     The selected servers' workloads are drawn i.i.d. from the solution (``P(Z > w) = x_w``)
     and the sizes from the classes.
     """
-    gen = np.random.default_rng(12345)
     x0 = float(x[0])
     total, var = 0.0, 0.0
     for p, c in zip(pi, cls, strict=True):
@@ -287,7 +297,7 @@ def _work_balance(cls, pi, lam, grid, x, samples=100_000):
         eta = (np.minimum(done, np.maximum(z, t)) - z).sum(axis=1)
         total += p * eta.mean()
         var += p * p * eta.var(ddof=1) / samples
-    return float(lam * total), float(lam * np.sqrt(var))
+    return Estimate(float(lam * total), float(lam * np.sqrt(var)))
 
 
 def _lambda_at_load(cls, x0, h, wmax, tol=1e-9):

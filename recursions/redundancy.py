@@ -29,12 +29,15 @@ import numpy as np
 from . import maps
 from ._jit import jit
 from ._rng import RngLike, as_seed_sequence
-from ._validate import check_int, check_nonnegative, check_real
+from ._validate import check_int, check_nonnegative, check_positive, check_real
 from .codes import HeapPolicy
 from .dists import as_law
 from .systems import System
 
 __all__ = ["JobClass", "Redundancy", "free_system_work"]
+
+_MEAN_SAMPLES = 20_000
+"""Jobs drawn to estimate the mean size of a class given by a joint sampler only."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,18 @@ class JobClass:
         replacing ``size`` for sampling; checked on every block.
     identical : bool, default False
         Identical copies: one size drawn from ``size`` for all ``d`` components.
+    mean_size : float, optional (keyword)
+        The mean component size. Leave it out with ``size`` (it is the law's mean); with
+        ``joint`` give it when known, else it is estimated from ``20_000`` jobs drawn by
+        ``joint`` (Monte Carlo, seeded by ``rng``; its standard error is ``mean_size_se``).
+    rng : int, Generator, SeedSequence or None, default 1 (keyword)
+        Seed of that estimate (``joint`` without ``mean_size`` only).
+
+    Attributes
+    ----------
+    mean_size_se : float
+        Standard error of ``mean_size``: 0 when exact (a law, or given), else the error of the
+        estimate over jobs (the ``d`` components of a job may be dependent).
 
     Examples
     --------
@@ -77,7 +92,9 @@ class JobClass:
     weight: float = 1.0
     joint: Callable[[np.random.Generator, int], Any] | None = None
     identical: bool = False
-    mean_size: float = field(init=False, repr=False, compare=False)
+    mean_size: float | None = field(default=None, kw_only=True, repr=False, compare=False)
+    rng: RngLike = field(default=1, kw_only=True, repr=False, compare=False)
+    mean_size_se: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         d = check_int(self.d, "d", 1)
@@ -94,11 +111,20 @@ class JobClass:
                                 f"{type(self.joint).__name__}")
             if self.identical:
                 raise ValueError("identical=True and joint are exclusive")
-            sample = self.sample(np.random.default_rng(12345), 20_000)
-            mean = float(sample.mean())
+        if self.mean_size is not None and self.joint is None:
+            raise ValueError("mean_size is given with joint only (with size it is the law's "
+                             "mean)")
+        if self.mean_size is not None:
+            mean, se = check_positive(self.mean_size, "mean_size"), 0.0
+        elif self.joint is not None:  # Monte Carlo over jobs, seeded by rng
+            per_job = self.sample(np.random.default_rng(as_seed_sequence(self.rng)),
+                                  _MEAN_SAMPLES).mean(axis=1)
+            mean = float(per_job.mean())
+            se = float(per_job.std(ddof=1) / np.sqrt(per_job.size))
         else:
-            mean = float(self.size.mean)
+            mean, se = float(self.size.mean), 0.0
         object.__setattr__(self, "mean_size", mean)
+        object.__setattr__(self, "mean_size_se", se)
 
     @property
     def iid(self) -> bool:

@@ -59,7 +59,7 @@ RNG_PARAMS = _with_param("rng")
 def test_the_scan_finds_the_seeded_api():
     names = {q.rsplit(".", 1)[-1] for q, _ in RNG_PARAMS}
     assert {"simulate", "loynes", "check_stability", "perfect_sample", "coupling_time",
-            "check_monotone", "sweep", "stability_map"} <= names
+            "check_monotone", "sweep", "stability_map", "redundancy_fixed_point"} <= names
 
 
 @pytest.mark.parametrize(("qual", "param"), RNG_PARAMS, ids=[q for q, _ in RNG_PARAMS])
@@ -127,3 +127,35 @@ def test_checks_accept_numpy_scalars():
 def test_the_three_packages_word_a_bad_count_alike(call):
     with pytest.raises(ValueError, match=r"^\w+ must be an integer >= \d+, got -?\d+$"):
         call()
+
+
+# -- no hidden seeds ---------------------------------------------------------------------------
+
+
+def test_the_searches_behind_dominated_by_follow_rng(monkeypatch):
+    import coupling.monotone as mono
+
+    seen = []
+    real = mono.check_monotone
+
+    def spy(system, trials=10_000, *, rng=1):
+        seen.append(rng)
+        return real(system, trials, rng=rng)
+
+    monkeypatch.setattr(mono, "check_monotone", spy)
+    user = recursions.Map(recursions.maps.jsw, servers=2, monotone=True)
+    inp = recursions.Poisson(1.0, recursions.dists.Exponential(1.0))
+    for seed in (1, 1, 2):
+        coupling.perfect_sample(user, inp, 1, rng=seed, dominated_by=recursions.JSW(2),
+                                dominance_trials=50)
+    assert all(isinstance(s, np.random.SeedSequence) for s in seen)
+    states = [s.generate_state(2).tolist() for s in seen]
+    assert states[0] == states[1] != states[2]  # one rng, one search; no fixed seed
+
+
+def test_monte_carlo_inside_the_api_takes_rng_and_reports_its_error():
+    cls = recursions.JobClass(3, 2, recursions.dists.Deterministic(1.0))
+    fp = loynes.redundancy_fixed_point(cls, 0.3, rng=5, balance_samples=2000)
+    assert isinstance(fp.work_balance, recursions.Estimate) and fp.work_balance.se > 0
+    joint = recursions.JobClass(2, 1, joint=lambda g, n: g.exponential(1.0, (n, 2)), rng=5)
+    assert joint.mean_size_se > 0

@@ -126,6 +126,8 @@ def test_free_system_bounds():
     (lambda: JobClass(2, 1, joint=lambda g, n: np.ones((n, 3))), "shape"),
     (lambda: JobClass(2, 1, joint=lambda g, n: -np.ones((n, 2))), "non-negative"),
     (lambda: Redundancy(3, [JobClass(2, 1, EXP)], frame=0.0), "frame"),
+    (lambda: JobClass(2, 1, EXP, mean_size=2.0), "mean_size is given with joint only"),
+    (lambda: JobClass(2, 1, joint=lambda g, n: np.ones((n, 2)), mean_size=0.0), "mean_size"),
 ])
 def test_bad_inputs(bad, err):
     with pytest.raises(ValueError, match=err):
@@ -137,6 +139,38 @@ def test_joint_sampler_runs():
     s = Redundancy(4, [c])
     res = rc.simulate(s, s.poisson(2.0), steps=20_000, rng=1)
     assert 0 < res.busy_fraction.value < 1
+
+
+def _twin_exponentials(g, n):
+    return np.column_stack([g.exponential(1.0, n)] * 2)
+
+
+def test_joint_mean_size_is_an_estimate_seeded_by_rng():
+    a, b = JobClass(2, 1, joint=_twin_exponentials), JobClass(2, 1, joint=_twin_exponentials)
+    assert a.mean_size == b.mean_size and a.mean_size_se == b.mean_size_se > 0  # default rng=1
+    c = JobClass(2, 1, joint=_twin_exponentials, rng=7)
+    assert c.mean_size != a.mean_size
+    for cls in (a, c):  # the components of a job are equal: the error is over jobs
+        assert abs(cls.mean_size - 1.0) < 4 * cls.mean_size_se
+        assert cls.mean_size_se == pytest.approx(1.0 / np.sqrt(20_000), rel=0.1)
+    given = JobClass(2, 1, joint=_twin_exponentials, mean_size=1.0)
+    assert (given.mean_size, given.mean_size_se) == (1.0, 0.0)
+    assert (JobClass(2, 1, EXP).mean_size, JobClass(2, 1, EXP).mean_size_se) == (1.0, 0.0)
+    assert a == c  # the seed is not part of the class
+
+
+def test_an_estimated_mean_size_makes_the_d_bound_a_test():
+    import loynes as ly
+
+    s = Redundancy(4, [JobClass(2, 1, joint=_twin_exponentials)])
+    rep = ly.check_stability(s, s.poisson(0.5 * 4))  # d-bound: 0.5 * 2 * ~1 > 1: undecided
+    assert rep.condition("(d-bound)").se > 0
+    low = ly.check_stability(s, s.poisson(0.2 * 4))
+    assert low.verdict == "stable" and low.decided_by.name == "d-bound"
+    assert (low.decided_by.kind, low.decided_by.error) == ("test", low.alpha)
+    exact = Redundancy(4, [JobClass(2, 1, joint=_twin_exponentials, mean_size=1.0)])
+    rep = ly.check_stability(exact, exact.poisson(0.2 * 4))
+    assert rep.decided_by.kind == "theorem" and rep.condition("(d-bound)").se == 0
 
 
 from loynes.redundancy import d_monotonicity, redundancy_critical_rate, redundancy_fixed_point  # noqa: E402
@@ -224,7 +258,22 @@ def test_fixed_point_satisfies_work_balance(law):
     import loynes as ly
 
     fp = ly.redundancy_fixed_point([rc.JobClass(3, 2, law)], 0.3)
-    assert abs(fp.work_balance - fp.load) <= 4 * fp.work_balance_se + 2e-3
+    b = fp.work_balance
+    assert isinstance(b, rc.Estimate) and b.se > 0
+    assert abs(b.value - fp.load) <= 4 * b.se + 2e-3
+
+
+def test_work_balance_takes_rng_and_the_fixed_point_does_not_depend_on_it():
+    import loynes as ly
+
+    cls = [rc.JobClass(3, 2, rc.dists.Deterministic(1.0))]
+    a = ly.redundancy_fixed_point(cls, rate_per_server=0.3)
+    b = ly.redundancy_fixed_point(cls, rate_per_server=0.3, rng=1)
+    c = ly.redundancy_fixed_point(cls, rate_per_server=0.3, rng=2, balance_samples=1000)
+    assert a.work_balance == b.work_balance != c.work_balance
+    assert c.work_balance.se > a.work_balance.se
+    np.testing.assert_array_equal(a.x, c.x)
+    assert a.rate_per_server == 0.3
 
 
 def test_d_monotonicity_directions():
