@@ -3,8 +3,9 @@
 Foss & Stolyar consider ``n`` identical servers fed by a Poisson stream of rate ``lambda n``
 with i.i.d. service times of law ``F``; an arrival joins an idle server if there is one, else a
 uniformly random server. The state is the workload profile ``x^n_w = #{i : W_i > w} / n``.
-This module gives the deterministic objects of their analysis for a per-server arrival rate
-``lambda`` and a service law of any mean ``m`` (the paper takes ``m = 1``):
+This module gives the deterministic objects of their analysis for the arrival rate per server
+``lambda`` (``rate_per_server``; the total rate is ``lambda n``) and a service law of any mean
+``m`` (the paper takes ``m = 1``):
 
 * the **equilibrium point** (:meth:`JIQEquilibrium.profile`)
   ``x*_w = lambda int_w^inf (1 - F(xi)) dxi = lambda E[(sigma - w)^+]``, so ``x*_0`` is the
@@ -114,15 +115,11 @@ _GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(8)
 # --------------------------------------------------------------------------------------------
 
 
-def _arrival_rate(value: Any) -> float:
-    return check_positive(value, "arrival_rate")
-
-
-def _stable_load(lam: float, law: Law) -> float:
+def _stable_load(lam: float, law: Law, name: str) -> float:
     rho = lam * law.mean
     if not rho < 1:
         raise ValueError(
-            f"arrival_rate must give a load arrival_rate * E[service] < 1, got "
+            f"{name} must give a load {name} * E[service] < 1, got "
             f"{lam!r} * {law.mean!r} = {rho!r}"
         )
     return rho
@@ -187,9 +184,9 @@ def _grid(law: Law, w: FloatArray, step: float | None) -> tuple[float, int]:
 
 
 def _prepare(arrival_rate: Any, service: Any, w: Any) -> tuple[float, Law, float, FloatArray]:
-    lam = _arrival_rate(arrival_rate)
+    lam = check_positive(arrival_rate, "arrival_rate")
     law = as_law(service, "service")
-    rho = _stable_load(lam, law)
+    rho = _stable_load(lam, law, "arrival_rate")
     return lam, law, rho, check_points(w, "w")
 
 
@@ -347,8 +344,8 @@ class JIQEquilibrium:
 
     Parameters
     ----------
-    arrival_rate : float
-        Arrival rate per server ``lambda`` (> 0).
+    rate_per_server : float
+        Arrival rate per server ``lambda`` (> 0): ``n`` servers get ``lambda n`` in all.
     service : Law
         Service law, with ``lambda * service.mean < 1``.
 
@@ -363,31 +360,32 @@ class JIQEquilibrium:
     >>> from loynes.jiq import jiq_equilibrium
     >>> eq = jiq_equilibrium(0.25, Deterministic(2.0))
     >>> eq
-    JIQEquilibrium(arrival_rate=0.25, service=Deterministic(value=2.0; mean=2, scv=0), load=0.5)
+    JIQEquilibrium(rate_per_server=0.25, service=Deterministic(value=2.0; mean=2, scv=0), load=0.5)
     >>> eq.profile([0.0, 1.0, 2.0])  # 0.25 * (2 - w)^+
     array([0.5 , 0.25, 0.  ])
     """
 
-    arrival_rate: float
+    rate_per_server: float
     service: Law
 
     def __post_init__(self) -> None:
-        lam = _arrival_rate(self.arrival_rate)
+        lam = check_positive(self.rate_per_server, "rate_per_server")
         law = as_law(self.service, "service")
-        _stable_load(lam, law)
-        object.__setattr__(self, "arrival_rate", lam)
+        _stable_load(lam, law, "rate_per_server")
+        object.__setattr__(self, "rate_per_server", lam)
         object.__setattr__(self, "service", law)
 
     def __repr__(self) -> str:
         return (
-            f"JIQEquilibrium(arrival_rate={self.arrival_rate!r}, service={self.service!r}, "
+            f"JIQEquilibrium(rate_per_server={self.rate_per_server!r}, "
+            f"service={self.service!r}, "
             f"load={self.load:.6g})"
         )
 
     @property
     def load(self) -> float:
         """Load ``rho = lambda E[sigma]`` (``< 1``), equal to ``profile(0)``."""
-        return self.arrival_rate * self.service.mean
+        return self.rate_per_server * self.service.mean
 
     def profile(self, w: ArrayLike) -> FloatArray:
         """Equilibrium point ``x*_w = lambda int_w^inf F^c = lambda E[(sigma - w)^+]``.
@@ -420,7 +418,7 @@ class JIQEquilibrium:
         array([0.25      , 0.03383382])
         """
         wa = check_points(w, "w")
-        return self.arrival_rate * self.service.integrated_sf(wa)
+        return self.rate_per_server * self.service.integrated_sf(wa)
 
     def transient(self, w: ArrayLike, t: ArrayLike) -> FloatArray:
         """Infinite-server fluid limit from empty: ``x↑_w(t) = lambda int_0^t F^c(w + s) ds``.
@@ -465,7 +463,7 @@ class JIQEquilibrium:
             ) from exc
         law = self.service
         diff = law.integrated_sf(wb) - law.integrated_sf(wb + tb)
-        return self.arrival_rate * np.clip(diff, 0.0, None)
+        return self.rate_per_server * np.clip(diff, 0.0, None)
 
     def lemma4_bound(self, w: ArrayLike, *, step: float | None = None) -> FloatArray:
         """Lemma 4 bound ``x**_w >= E x^n_w(inf)`` (every ``n``): M/G/1 time above ``w`` per cycle.
@@ -502,19 +500,19 @@ class JIQEquilibrium:
         >>> float(eq.lemma4_bound(2.0)) == math.exp(-0.5 * 2.0) / 0.5
         True
         """
-        lam = self.arrival_rate
+        lam = self.rate_per_server
         z = mg1_workload_sf(lam, self.service, w, step=step)
         return z / (lam * (1.0 - self.load))
 
 
-def jiq_equilibrium(arrival_rate: float, service: Any) -> JIQEquilibrium:
+def jiq_equilibrium(rate_per_server: float, service: Any) -> JIQEquilibrium:
     """Equilibrium objects of large-scale JIQ with ``lambda n`` arrivals and ``n`` servers.
 
     Parameters
     ----------
-    arrival_rate : float
+    rate_per_server : float
         Arrival rate per server ``lambda``, finite and > 0, with load
-        ``lambda E[sigma] < 1``.
+        ``lambda E[sigma] < 1`` (simulate ``n`` servers with ``rc.Poisson(lambda * n, ...)``).
     service : Law or scipy.stats frozen distribution
         Service law of any finite mean (see :func:`recursions.dists.as_law`).
 
@@ -525,10 +523,10 @@ def jiq_equilibrium(arrival_rate: float, service: Any) -> JIQEquilibrium:
     Raises
     ------
     TypeError
-        If ``arrival_rate`` is not a real number or ``service`` not a law.
+        If ``rate_per_server`` is not a real number or ``service`` not a law.
     ValueError
-        If ``arrival_rate`` is not finite and > 0, or the load ``arrival_rate * E[sigma]`` is
-        ``>= 1``.
+        If ``rate_per_server`` is not finite and > 0, or the load
+        ``rate_per_server * E[sigma]`` is ``>= 1``.
 
     Examples
     --------
@@ -540,6 +538,6 @@ def jiq_equilibrium(arrival_rate: float, service: Any) -> JIQEquilibrium:
     >>> jiq_equilibrium(1.0, scipy.stats.gamma(2, scale=0.5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: arrival_rate must give a load arrival_rate * E[service] < 1, got 1.0 * 1.0 = 1.0
+    ValueError: rate_per_server must give a load rate_per_server * E[service] < 1, got 1.0 ...
     """
-    return JIQEquilibrium(arrival_rate, service)
+    return JIQEquilibrium(rate_per_server, service)

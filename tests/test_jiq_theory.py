@@ -140,7 +140,7 @@ def test_transient_limits_and_monotonicity(key):
     assert np.all(path <= eq.profile(w)[:, None] + 1e-15)
     # x↑_w(t) -> x*_w: the gap is lam E[(sigma - w - t)^+]
     gap = eq.profile(w) - eq.transient(w, 1e4)
-    np.testing.assert_allclose(gap, eq.arrival_rate * law.integrated_sf(w + 1e4), atol=1e-15)
+    np.testing.assert_allclose(gap, eq.rate_per_server * law.integrated_sf(w + 1e4), atol=1e-15)
     assert np.all(gap < 1e-6)
 
 
@@ -323,12 +323,13 @@ def test_shapes_infinity_and_scalars():
 
 def test_repr_and_frozen():
     eq = jiq_equilibrium(0.5, D.Exponential(1.0))
-    assert repr(eq) == ("JIQEquilibrium(arrival_rate=0.5, service=Exponential(rate=1.0; mean=1, "
+    assert repr(eq) == ("JIQEquilibrium(rate_per_server=0.5, service=Exponential(rate=1.0; mean=1, "
                         "scv=1), load=0.5)")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        eq.arrival_rate = 0.2  # type: ignore[misc]
+        eq.rate_per_server = 0.2  # type: ignore[misc]
     assert eq == JIQEquilibrium(0.5, D.Exponential(1.0))
-    assert isinstance(jiq_equilibrium(np.float64(0.5), D.Exponential(1.0)).arrival_rate, float)
+    assert isinstance(jiq_equilibrium(np.float64(0.5), D.Exponential(1.0)).rate_per_server, float)
+    assert jiq_equilibrium(rate_per_server=0.5, service=D.Exponential(1.0)) == eq
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,7 +354,8 @@ def test_repr_and_frozen():
     ],
 )
 def test_bad_constructor_inputs(lam, service, exc, match):
-    with pytest.raises(exc, match=match):
+    # the mean-field rate is per server; the M/G/1 queue's is its (total) arrival rate
+    with pytest.raises(exc, match=match.replace("arrival_rate", "rate_per_server")):
         jiq_equilibrium(lam, service)
     with pytest.raises(exc, match=match):
         mg1_workload_sf(lam, service, 1.0)
