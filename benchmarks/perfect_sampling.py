@@ -46,7 +46,7 @@ def exact_cell(inp, S, budget, most, method=None, cap=None):
     draws, seed = [], 0
     try:
         while True:
-            ps = cp.perfect_sample(rc.JSW(S), inp, 4, rng=seed, method=method, cap=cap)
+            ps = cp.perfect_sample(rc.JSW(S), inp, 4, rng=seed, method=method, cap_time=cap)
             draws.append(ps)
             seed += 1
             if time.perf_counter() - t0 > budget or 4 * len(draws) >= most:

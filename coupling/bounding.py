@@ -163,7 +163,7 @@ from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue
-from .perfect import CouplingNotReached, PerfectSample, _Walks
+from .perfect import CouplingNotReached, PerfectSample, _Walks, horizons
 from .ra_walk import RAWalk
 
 __all__ = ["bounded_method", "bounded_sample", "interval_step"]
@@ -405,6 +405,8 @@ class _WalkPast:
 def _one(system, jiq, p, past, routing, start, cap, unit):
     """One exact draw: bracket from ``-T`` for ``T = start, 2 start, ...`` up to ``cap``.
 
+    ``start`` and ``cap`` count ``unit`` ("time" or "customers").
+
     Returns the state at 0, the customers back and the time back.
     """
     S = system.servers
@@ -419,10 +421,11 @@ def _one(system, jiq, p, past, routing, start, cap, unit):
         if _bracket(lo, hi, sig, tau, us, jiq, p):
             return lo, n, back
         if horizon >= cap:
+            within = f"time {cap:g}" if unit == "time" else f"{cap:g} customers"
             raise CouplingNotReached(
-                f"the bounding processes of {system!r} did not meet within {cap:g} {unit} back; "
-                "raise cap (they meet at the latest when the single-server queue fed by every "
-                "customer empties, which gets rare as lam E[sigma] approaches 1)")
+                f"the bounding processes of {system!r} did not meet within {within} back; "
+                f"raise cap_{unit} (they meet at the latest when the single-server queue fed by "
+                "every customer empties, which gets rare as lam E[sigma] approaches 1)")
         T = min(2 * horizon, cap)
 
 
@@ -439,8 +442,10 @@ def bounded_sample(
     size: int,
     *,
     rng: RngLike = 1,
-    start: float | None = None,
-    cap: float | None = None,
+    start_time: float | None = None,
+    cap_time: float | None = None,
+    start_customers: int | None = None,
+    cap_customers: int | None = None,
     method: str | None = None,
 ) -> PerfectSample:
     """Exact stationary draws of J_{p+1}SW (``p >= 1``) or JIQ by bounding processes.
@@ -461,11 +466,12 @@ def bounded_sample(
         Number of independent draws.
     rng : int, Generator, SeedSequence or None, default 1
         Seed; draw ``k`` uses the ``k``-th child of ``SeedSequence(rng).spawn(size)``.
-    start : float, optional
-        First backward horizon: a time for ``"reversed"`` (default ``8 E[tau]``), a number of
-        customers for ``"walk"`` (default 16). The draws do not depend on it.
-    cap : float, optional
-        Largest horizon, in the same unit (default ``1e6 E[tau]``, resp. ``2**24``).
+    start_time, cap_time : float, optional
+        First and largest backward horizon of ``"reversed"``, a time (defaults ``8 E[tau]``
+        and ``1e6 E[tau]``).
+    start_customers, cap_customers : int, optional
+        The same for ``"walk"``, in customers back (defaults 16 and ``2**24``). A horizon in
+        the other method's unit is refused; the draws do not depend on the start.
     method : {None, "reversed", "walk"}, optional
         How the dominating workload is drawn: the reversed M/G/1 queue (Poisson input; the
         default there) or the certified Lindley supremum of the random walk (renewal input,
@@ -489,7 +495,7 @@ def bounded_sample(
         system may have one), for a monotone or another system, or an input this method
         cannot draw backwards.
     CouplingNotReached
-        When the bounds have not met at ``cap``.
+        When the bounds have not met at ``cap_time`` (resp. ``cap_customers``).
 
     Examples
     --------
@@ -504,7 +510,9 @@ def bounded_sample(
     'bounding-walk'
     """
     size = check_int(size, "size", 1)
-    name, run_one = bounded_method(system, input, start=start, cap=cap, method=method)
+    name, run_one = bounded_method(system, input, start_time=start_time, cap_time=cap_time,
+                                   start_customers=start_customers,
+                                   cap_customers=cap_customers, method=method)
     seeds = as_seed_sequence(rng).spawn(int(size))
     out = np.empty((int(size), system.servers))
     steps = np.empty(int(size), dtype=np.int64)
@@ -518,8 +526,9 @@ def bounded_sample(
                          seconds=seconds)
 
 
-def bounded_method(system: rc.System, input: rc.Input, *, start: float | None = None,
-                   cap: float | None = None, method: str | None = None
+def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | None = None,
+                   cap_time: float | None = None, start_customers: int | None = None,
+                   cap_customers: int | None = None, method: str | None = None
                    ) -> tuple[str, Callable[[np.random.SeedSequence], tuple]]:
     """Check the arguments of :func:`bounded_sample` and bind its one-draw function.
 
@@ -528,7 +537,7 @@ def bounded_method(system: rc.System, input: rc.Input, *, start: float | None = 
 
     Parameters
     ----------
-    system, input, start, cap, method
+    system, input, start_time, cap_time, start_customers, cap_customers, method
         As in :func:`bounded_sample`.
 
     Returns
@@ -588,14 +597,14 @@ def bounded_method(system: rc.System, input: rc.Input, *, start: float | None = 
         except ValueError as err:
             raise ValueError("the walk method needs a service law with a finite moment "
                              f"generating function (light tail): {err}") from None
-        t0 = 16 if start is None else int(start)
-        tcap = 2**24 if cap is None else int(cap)
-    else:
-        t0 = 8.0 * input.mean_interarrival if start is None else float(start)
-        tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
-    if not (t0 > 0 and tcap >= t0):
-        raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
     name = "bounding-walk" if walks is not None else "bounding"
+    given = {"start_time": start_time, "cap_time": cap_time, "start_customers": start_customers,
+             "cap_customers": cap_customers}
+    if walks is not None:
+        t0, tcap = horizons(name, "customers", given, 16, 2**24)
+    else:
+        t0, tcap = horizons(name, "time", given, 8.0 * input.mean_interarrival,
+                            1e6 * input.mean_interarrival)
     return name, functools.partial(_draw, system=system, inp=input, walks=walks, start=t0,
                                    cap=tcap)
 

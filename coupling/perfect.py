@@ -75,7 +75,7 @@ import numpy as np
 import recursions as rc
 from recursions._jit import jit
 from recursions._rng import RngLike, as_seed_sequence, child
-from recursions._validate import check_bool, check_int
+from recursions._validate import check_bool, check_int, check_positive
 from recursions.backward import run_window
 from recursions.estimate import Estimate
 
@@ -391,7 +391,7 @@ def _dominated_jsw(system, inp, gen, t0, cap, sampled=None):
             known = 2.0 * known  # learn more of the past
         if target > cap or known > cap:
             raise CouplingNotReached(
-                f"no coupling within time {cap:g} back; raise cap (the random-assignment "
+                f"no coupling within time {cap:g} back; raise cap_time (the random-assignment "
                 "bound rarely has no waiting customer when S and the load are large)"
             )
         known = max(known, target)
@@ -469,7 +469,7 @@ def _dominated_jsw_gi(system, inp, gen, t0, cap, template, sampled=None):
         times = -np.cumsum(t)  # arrival time of customer -k at index k - 1
         if -times[-1] > cap:
             raise CouplingNotReached(
-                f"no coupling within time {cap:g} back; raise cap (instants with nobody "
+                f"no coupling within time {cap:g} back; raise cap_time (instants with nobody "
                 f"waiting in the {walk.routing} assignment get rare as S and the load grow)"
             )
         ks, bounds = walk.checkpoints()
@@ -601,7 +601,8 @@ def _loss_poisson(system, inp, gen, cap):
     q = ReversedQueue(inp.arrival_rate, inp.service, gen, "infinite")
     times, services = q.advance(cap, stop_when_empty=True)
     if q.number > 0:
-        raise CouplingNotReached(f"the M/G/infinity bound did not empty within time {cap:g}")
+        raise CouplingNotReached(f"the M/G/infinity bound did not empty within time {cap:g} "
+                                 "back; raise cap_time")
     w = _run(system, np.zeros(system.servers), q.s * -1.0, times, services)
     return w, times.size, float(q.s)
 
@@ -670,7 +671,8 @@ def _loss_bounded(system, inp, seed, b, n0, cap):
             w = run_window(system, np.zeros(system.servers), sig[i:], tau[i:], u[i:])
             return w, n - i, float(tau[i:].sum())
         if n >= cap:
-            raise CouplingNotReached(f"no renovating event (9) within {cap} customers back")
+            raise CouplingNotReached(f"no renovating event (9) within {cap} customers back; "
+                                     "raise cap_customers")
         n = min(2 * n, cap)
 
 
@@ -684,7 +686,8 @@ def _monotone(system, inp, seed, upper, n0, cap):
         if np.array_equal(lo, hi):
             return lo, n, float(tau.sum())
         if n >= cap:
-            raise CouplingNotReached(f"the sandwich did not close within {cap} customers back")
+            raise CouplingNotReached(f"the sandwich did not close within {cap} customers back; "
+                                     "raise cap_customers")
         n = min(2 * n, cap)
 
 
@@ -736,10 +739,7 @@ def _draw_fcfs(sd, fcfs, inp, t0, tcap, walks=None, dominated=None):
     if type(walks).__name__ == "VacationTemplate":
         from .vacation import vacation_draw
 
-        lam = inp.arrival_rate  # start and cap are times: about lam T customers back
-        w, k, T = vacation_draw(walks, gen, max(1, int(t0 * lam)), max(1, int(tcap * lam)),
-                                sampled)
-        return w, k, T
+        return vacation_draw(walks, gen, t0, tcap, sampled)
     if walks is not None:
         return _dominated_jsw_gi(fcfs, inp, gen, t0, tcap, walks.template(), sampled)
     return _dominated_jsw(fcfs, inp, gen, t0, tcap, sampled)
@@ -975,6 +975,55 @@ def _show_dominance(system: rc.System, bound: rc.System, trials: int,
                          f"does not bound the map's and the sandwich would not be exact:\n{dom}")
 
 
+def horizons(method: str, unit: str, given: dict[str, Any], start: float,
+             cap: float) -> tuple[Any, Any]:
+    """The first and largest backward horizon of ``method``, whose unit is ``unit``.
+
+    Parameters
+    ----------
+    method : str
+        The method's name, for the message.
+    unit : {"time", "customers"}
+        What its horizons count.
+    given : dict
+        ``start_time``, ``cap_time``, ``start_customers``, ``cap_customers`` as passed
+        (``None`` when not).
+    start, cap : float or int
+        The defaults.
+
+    Returns
+    -------
+    (float, float) or (int, int)
+
+    Raises
+    ------
+    ValueError
+        For a horizon given in the other unit, or ``start > cap``.
+
+    Examples
+    --------
+    >>> horizons("monotone", "customers", {"cap_customers": 64}, 16, 2**24)
+    (16, 64)
+    >>> horizons("monotone", "customers", {"cap_time": 5.0}, 16, 2**24)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: method 'monotone' counts its backward horizons in customers: ..., not cap_time=
+    """
+    other = "customers" if unit == "time" else "time"
+    wrong = [f"{k}_{other}=" for k in ("start", "cap") if given.get(f"{k}_{other}") is not None]
+    if wrong:
+        raise ValueError(f"method {method!r} counts its backward horizons in {unit}: give "
+                         f"start_{unit}= and cap_{unit}=, not {' or '.join(wrong)}")
+    s, c = given.get(f"start_{unit}"), given.get(f"cap_{unit}")
+    check = check_positive if unit == "time" else functools.partial(check_int, lo=1)
+    s = start if s is None else check(s, f"start_{unit}")
+    c = cap if c is None else check(c, f"cap_{unit}")
+    if s > c:
+        raise ValueError(f"need start_{unit} <= cap_{unit}, got start_{unit}={s:g}, "
+                         f"cap_{unit}={c:g}")
+    return s, c
+
+
 def perfect_sample(
     system: rc.System,
     input: rc.Input,
@@ -982,8 +1031,10 @@ def perfect_sample(
     *,
     rng: RngLike = 1,
     upper: Any = None,
-    start: float | None = None,
-    cap: float | None = None,
+    start_time: float | None = None,
+    cap_time: float | None = None,
+    start_customers: int | None = None,
+    cap_customers: int | None = None,
     method: str | None = None,
     dominated_by: rc.System | None = None,
     dominance_trials: int = 20_000,
@@ -1009,12 +1060,21 @@ def perfect_sample(
         Seed; draw ``k`` uses the ``k``-th child of ``SeedSequence(rng).spawn(size)``.
     upper : array_like, optional
         For the monotone method: a sorted vector that bounds the stationary state a.s.
-    start : float, optional
-        First backward horizon tried: time for the dominated method (default ``8 / lam``),
-        customers otherwise (default 16). The draws do not depend on it.
-    cap : float, optional
-        Largest backward horizon (time for the dominated methods, default ``1e6 E[tau]``;
-        customers otherwise, default ``2**24``).
+    start_time, cap_time : float, optional
+        First and largest backward horizon, as times, of the methods that search back in
+        time: every JSW method (``"vacation"``, ``"dominated-cyclic"``, ``"dominated-walk"``,
+        ``"dominated"``, with or without ``dominated_by``), renovation with Poisson arrivals
+        (which finds the last empty instant directly: it uses ``cap_time`` only) and
+        ``"bounding"``. Defaults ``8 E[tau]`` and ``1e6 E[tau]``.
+    start_customers, cap_customers : int, optional
+        The same, as numbers of customers back, for the methods that count customers:
+        ``"monotone"``, renovation with bounded service (non-Poisson arrivals) and
+        ``"bounding-walk"``. Defaults 16 and ``2**24``.
+
+        A horizon in the other unit than the chosen method's is refused (``ValueError``,
+        naming the method and the keywords it takes); the draws depend on neither start,
+        and the cap only decides when :class:`CouplingNotReached` is raised (its message
+        names the unit).
     method : {None, "vacation", "dominated-cyclic", "dominated-walk", "dominated"}, optional
         For JSW (and for the bound given as ``dominated_by``): the dominating process and how
         it is drawn. ``"vacation"``: the multi-server vacation system, whose queue is
@@ -1071,7 +1131,7 @@ def perfect_sample(
     ImportError
         When ``progress=True`` and tqdm is not installed.
     CouplingNotReached
-        When a search hits ``cap``.
+        When a search hits ``cap_time`` or ``cap_customers``.
     RuntimeError
         When a worker process dies (a script without the ``__main__`` guard, say).
 
@@ -1107,7 +1167,7 @@ def perfect_sample(
     3. ``M`` run from 0 and from ``B`` at ``-T`` on that input brackets ``M``'s stationary
        path from ``-T`` on. If the two runs coalesce by 0, their common value is the map's
        stationary state at 0, whatever ``T`` the search chose: an exact draw. Otherwise the
-       next try starts at least twice as far back, up to ``cap``
+       next try starts at least twice as far back, up to ``cap_time``
        (:class:`CouplingNotReached`).
 
     The run from ``B`` stays below ``G``'s run from ``B`` (dominance), hence below the
@@ -1168,6 +1228,8 @@ def perfect_sample(
     seeds = root.spawn(size)
     nworkers = _check_workers(workers, size)
     progress = check_bool(progress, "progress")
+    given = {"start_time": start_time, "cap_time": cap_time, "start_customers": start_customers,
+             "cap_customers": cap_customers}
 
     bound = None
     if dominated_by is not None:
@@ -1207,10 +1269,8 @@ def perfect_sample(
                 raise ValueError("exact sampling of FCFS GI/GI/S through a random walk needs "
                                  "a service law with a finite moment generating function "
                                  f"(light tail): {err}") from None
-        t0 = 8.0 / input.arrival_rate if start is None else float(start)
-        tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
-        if not (t0 > 0 and tcap >= t0):
-            raise ValueError(f"need 0 < start <= cap, got start={t0}, cap={tcap}")
+        t0, tcap = horizons(method, "time", given, 8.0 * input.mean_interarrival,
+                            1e6 * input.mean_interarrival)
         if bound is not None:
             _show_dominance(system, bound, dominance_trials, child(root, _SEARCHES))
         run_one = functools.partial(_draw_fcfs, fcfs=fcfs, inp=input, t0=t0, tcap=tcap,
@@ -1221,11 +1281,11 @@ def perfect_sample(
         if isinstance(input, rc.Periodic):
             b = max(input.sigma)
         if _is_poisson(input):
-            tcap = 1e6 * input.mean_interarrival if cap is None else float(cap)
+            _, tcap = horizons("renovation (Poisson arrivals)", "time", given,
+                               8.0 * input.mean_interarrival, 1e6 * input.mean_interarrival)
             run_one = functools.partial(_draw_loss_poisson, system=system, inp=input, cap=tcap)
         elif math.isfinite(b):
-            n0 = 16 if start is None else int(start)
-            ncap = 2**24 if cap is None else int(cap)
+            n0, ncap = horizons("renovation (bounded service)", "customers", given, 16, 2**24)
             run_one = functools.partial(_draw_loss_bounded, system=system, inp=input, b=b,
                                         n0=n0, cap=ncap)
         else:
@@ -1234,14 +1294,13 @@ def perfect_sample(
     elif system.monotone and upper is not None:
         method = "monotone"
         up = system.check_state(upper, "upper")
-        n0 = 16 if start is None else int(start)
-        ncap = 2**24 if cap is None else int(cap)
+        n0, ncap = horizons(method, "customers", given, 16, 2**24)
         run_one = functools.partial(_draw_monotone, system=system, inp=input, upper=up, n0=n0,
                                     cap=ncap)
     elif system.envelope_params is not None and not system.monotone and not system.has_loss:
         from .bounding import bounded_method  # coupling.bounding imports this module
 
-        method, run_one = bounded_method(system, input, start=start, cap=cap)
+        method, run_one = bounded_method(system, input, **given)
     else:
         raise ValueError(
             f"no exact method for {system!r}: perfect_sample handles JSW with renewal input, "

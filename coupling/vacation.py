@@ -271,9 +271,13 @@ def _empty_queue_candidates(D: np.ndarray, servers: list[_Server], arr: _Walk, a
     return np.nonzero(ok)[0] + 1
 
 
-def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: int,
-                  cap: int, sampled=None) -> tuple[np.ndarray, int, float]:
+def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start_time: float,
+                  cap_time: float, sampled=None) -> tuple[np.ndarray, int, float]:
     """One exact draw of the stationary FCFS G/G/S state seen by an arrival.
+
+    The horizons are times, as for every FCFS method of :func:`coupling.perfect_sample`: the
+    first try goes about ``lambda start_time`` customers back, and no try starts further back
+    than ``cap_time`` (the draws depend on neither).
 
     Parameters
     ----------
@@ -281,10 +285,10 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: i
         The system's shared roots and samplers.
     gen : numpy.random.Generator
         The draw's only source of randomness.
-    start : int
-        Customers back of the first try.
-    cap : int
-        Most customers back before :class:`coupling.CouplingNotReached`.
+    start_time : float
+        Time back of the first try (``> 0``).
+    cap_time : float
+        Most time back before :class:`coupling.CouplingNotReached`.
     sampled : optional
         A monotone map dominated by FCFS (``coupling.perfect._DominatedMap``): it is run
         inside the sandwich instead of FCFS, from 0 and from the vacation vector at ``-T``.
@@ -306,19 +310,19 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start: i
         g_walk, g_own = g.spawn(2)
         servers.append(_Server(_Walk(template._durations.fresh(g_walk), 1), inp.service,
                                g_own))
-    k = max(int(start), 1)
+    k = max(int(start_time * inp.arrival_rate), 1)
     need = 4 * k
     while True:
-        if k > cap:
-            raise CouplingNotReached(f"the vacation sandwich did not close within {cap} "
-                                     "customers back; raise cap")
         tau = arr.durations(need)
-        D = np.cumsum(tau)
+        D = np.cumsum(tau)  # D[j - 1]: how long ago customer -j arrived
         for sv in servers:  # every server's past back to the arrivals' horizon
             sv.reach(float(D[-1]))
         ks = _empty_queue_candidates(D, servers, arr, a, b)
-        ks = ks[ks >= k]
+        ks = ks[(ks >= k) & (D[ks - 1] <= cap_time)]
         if ks.size == 0:
+            if D[-1] > cap_time:  # nothing left to try within the cap
+                raise CouplingNotReached(f"the vacation sandwich did not close within time "
+                                         f"{cap_time:g} back; raise cap_time")
             need *= 2
             continue
         k = int(ks[0])

@@ -157,17 +157,18 @@ def test_draws_tell_j2sw_from_jsw():
 
 
 @pytest.mark.parametrize(
-    ("system", "inp", "starts"),
+    ("system", "inp", "key", "starts"),
     [
-        (rc.JpSW(3, 1), rc.Poisson(0.9, D.Exponential(1.0)), (0.25, 40.0)),
-        (rc.JIQ(3), rc.Poisson(0.9, D.LogNormal(1.0, 2.0)), (0.25, 40.0)),
-        (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0)), (2, 200)),
+        (rc.JpSW(3, 1), rc.Poisson(0.9, D.Exponential(1.0)), "start_time", (0.25, 40.0)),
+        (rc.JIQ(3), rc.Poisson(0.9, D.LogNormal(1.0, 2.0)), "start_time", (0.25, 40.0)),
+        (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0)), "start_customers",
+         (2, 200)),
     ],
     ids=["J2SW-reversed", "JIQ-reversed", "J2SW-walk"],
 )
-def test_draws_do_not_depend_on_the_search_start(system, inp, starts):
-    a = bounded_sample(system, inp, 300, rng=4, start=starts[0])
-    b = bounded_sample(system, inp, 300, rng=4, start=starts[1])
+def test_draws_do_not_depend_on_the_search_start(system, inp, key, starts):
+    a = bounded_sample(system, inp, 300, rng=4, **{key: starts[0]})
+    b = bounded_sample(system, inp, 300, rng=4, **{key: starts[1]})
     np.testing.assert_array_equal(a.samples, b.samples)
     assert not np.array_equal(a.steps, b.steps)  # the searches did differ
 
@@ -212,8 +213,12 @@ def test_refuses_other_systems_and_inputs():
         bounded_sample(rc.JIQ(3), poisson, 2, method="dominated")
     with pytest.raises(ValueError, match="size"):
         bounded_sample(rc.JIQ(3), poisson, 0)
-    with pytest.raises(ValueError, match="start <= cap"):
-        bounded_sample(rc.JIQ(3), poisson, 2, start=10.0, cap=1.0)
+    with pytest.raises(ValueError, match="start_time <= cap_time"):
+        bounded_sample(rc.JIQ(3), poisson, 2, start_time=10.0, cap_time=1.0)
+    with pytest.raises(ValueError, match="'bounding' counts its backward horizons in time"):
+        bounded_sample(rc.JIQ(3), poisson, 2, cap_customers=10)
+    with pytest.raises(ValueError, match="'bounding-walk' counts its backward horizons in cus"):
+        bounded_sample(rc.JIQ(3), gi, 2, start_time=1.0)
     with pytest.raises(ValueError, match="below upper"):
         interval_step(rc.JIQ(2), [0.0, 2.0], [0.0, 1.0], 1.0, 1.0, 0.5)
     with pytest.raises(ValueError, match="sorted"):
@@ -224,11 +229,11 @@ def test_refuses_other_systems_and_inputs():
 
 def test_cap_raises_coupling_not_reached():
     inp = rc.Poisson(0.9, D.Exponential(1.0))
-    with pytest.raises(cp.CouplingNotReached, match="did not meet"):
-        bounded_sample(rc.JpSW(3, 1), inp, 20, rng=1, start=1e-3, cap=1e-3)
+    with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.001 back; raise cap_time"):
+        bounded_sample(rc.JpSW(3, 1), inp, 20, rng=1, start_time=1e-3, cap_time=1e-3)
     gi = rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0))
-    with pytest.raises(cp.CouplingNotReached, match="customers back"):
-        bounded_sample(rc.JpSW(3, 1), gi, 20, rng=1, start=1, cap=1)
+    with pytest.raises(cp.CouplingNotReached, match="1 customers back; raise cap_customers"):
+        bounded_sample(rc.JpSW(3, 1), gi, 20, rng=1, start_customers=1, cap_customers=1)
 
 
 @pytest.mark.parametrize("method", ["reversed", "walk"])

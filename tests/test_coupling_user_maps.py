@@ -414,9 +414,9 @@ def test_faster_service_map_md2_matches_embedded_chain():
 def test_dominated_map_draws_do_not_depend_on_the_search_start(method, starts):
     """The map's uniforms follow the customers: a try from further back reuses them."""
     system, inp = thinned(3, 0.3), rc.Poisson(2.4, D.Exponential(1.0))
-    a = cp.perfect_sample(system, inp, 30, rng=5, start=starts[0], method=method,
+    a = cp.perfect_sample(system, inp, 30, rng=5, start_time=starts[0], method=method,
                           dominated_by=rc.JSW(3))
-    b = cp.perfect_sample(system, inp, 30, rng=5, start=starts[1], method=method,
+    b = cp.perfect_sample(system, inp, 30, rng=5, start_time=starts[1], method=method,
                           dominated_by=rc.JSW(3))
     np.testing.assert_allclose(a.samples, b.samples, rtol=1e-12, atol=1e-12)
     assert (a.steps != b.steps).any()  # the searches did start at different horizons
@@ -450,6 +450,7 @@ def test_dominated_sampling_refuses_what_it_cannot_sample_exactly():
 
 
 def test_dominated_sampling_cap():
-    with pytest.raises(cp.CouplingNotReached, match="cap"):
+    with pytest.raises(cp.CouplingNotReached, match="raise cap_time"):
         cp.perfect_sample(thinned(10, 0.01), rc.Poisson(9.8, D.Exponential(1.0)), 1, rng=1,
-                          start=0.1, cap=0.2, method="dominated", dominated_by=rc.JSW(10))
+                          start_time=0.1, cap_time=0.2, method="dominated",
+                          dominated_by=rc.JSW(10))

@@ -91,18 +91,20 @@ def test_exact_monotone_envelope_of_loss_matches_forward():
 
 
 @pytest.mark.parametrize(
-    ("system", "inp", "starts"),
+    ("system", "inp", "key", "starts"),
     [
-        (rc.JSW(3), rc.Poisson(2.4, D.Exponential(1.0)), (0.5, 40.0)),
-        (rc.Loss(2), rc.Renewal(D.Erlang(2, 2.0), D.Uniform(0.0, 2.0)), (4, 512)),
-        (rc.Envelope(rc.Loss(2)), rc.Poisson(1.5, D.Uniform(0.0, 2.0)), (2, 1024)),
+        (rc.JSW(3), rc.Poisson(2.4, D.Exponential(1.0)), "start_time", (0.5, 40.0)),
+        (rc.Loss(2), rc.Renewal(D.Erlang(2, 2.0), D.Uniform(0.0, 2.0)), "start_customers",
+         (4, 512)),
+        (rc.Envelope(rc.Loss(2)), rc.Poisson(1.5, D.Uniform(0.0, 2.0)), "start_customers",
+         (2, 1024)),
     ],
     ids=["dominated", "renovation", "monotone"],
 )
-def test_samples_do_not_depend_on_the_search_start(system, inp, starts):
+def test_samples_do_not_depend_on_the_search_start(system, inp, key, starts):
     kw = {"method": "dominated"} if isinstance(system, rc.JSW) else {}
-    a = cp.perfect_sample(system, inp, 30, rng=5, start=starts[0], **kw)
-    b = cp.perfect_sample(system, inp, 30, rng=5, start=starts[1], **kw)
+    a = cp.perfect_sample(system, inp, 30, rng=5, **{key: starts[0]}, **kw)
+    b = cp.perfect_sample(system, inp, 30, rng=5, **{key: starts[1]}, **kw)
     # the same point; only floating-point rounding along the two runs may differ
     np.testing.assert_allclose(a.samples, b.samples, rtol=1e-12, atol=1e-12)
 
@@ -124,9 +126,49 @@ def test_unstable_and_unsupported_raise():
 
 
 def test_cap_stops_the_search():
-    with pytest.raises(cp.CouplingNotReached, match="cap"):
+    with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.2 back; raise cap_time"):
         cp.perfect_sample(rc.JSW(10), rc.Poisson(9.8, D.Exponential(1.0)), 1, rng=1,
-                          start=0.1, cap=0.2, method="dominated")
+                          start_time=0.1, cap_time=0.2, method="dominated")
+    with pytest.raises(cp.CouplingNotReached, match="within 1 customers back; raise cap_cust"):
+        cp.perfect_sample(rc.Envelope(rc.Loss(2)), rc.Poisson(4.0, D.Uniform(1.0, 2.0)), 1,
+                          rng=1, start_customers=1, cap_customers=1)
+
+
+@pytest.mark.parametrize(
+    ("system", "inp", "method", "wrong", "unit"),
+    [
+        (rc.JSW(3), rc.Poisson(2.4, D.Exponential(1.0)), "dominated", "cap_customers", "time"),
+        (rc.JSW(3), rc.Poisson(2.4, D.Exponential(1.0)), None, "start_customers", "time"),
+        (rc.Loss(2), rc.Poisson(1.0, D.Exponential(1.0)), None, "cap_customers", "time"),
+        (rc.Loss(2), rc.Renewal(D.Erlang(2, 2.0), D.Uniform(0.0, 2.0)), None, "cap_time",
+         "customers"),
+        (rc.Envelope(rc.Loss(2)), rc.Poisson(1.5, D.Uniform(0.0, 2.0)), None, "start_time",
+         "customers"),
+        (rc.JIQ(3), rc.Poisson(0.8, D.Exponential(1.0)), None, "cap_customers", "time"),
+        (rc.JIQ(3), rc.Renewal(D.Erlang(2, 1.6), D.Exponential(1.0)), None, "cap_time",
+         "customers"),
+    ],
+    ids=["dominated", "vacation-or-cyclic", "renovation-poisson", "renovation-bounded",
+         "monotone", "bounding", "bounding-walk"],
+)
+def test_a_horizon_in_the_wrong_unit_is_refused(system, inp, method, wrong, unit):
+    kw = {} if method is None else {"method": method}
+    with pytest.raises(ValueError, match=f"counts its backward horizons in {unit}: give "
+                                         f"start_{unit}= and cap_{unit}=, not {wrong}="):
+        cp.perfect_sample(system, inp, 1, **{wrong: 5}, **kw)
+
+
+def test_horizons_are_validated():
+    inp = rc.Poisson(2.4, D.Exponential(1.0))
+    with pytest.raises(ValueError, match="need start_time <= cap_time"):
+        cp.perfect_sample(rc.JSW(3), inp, 1, start_time=2.0, cap_time=1.0)
+    with pytest.raises(ValueError, match="cap_time must be a finite number > 0"):
+        cp.perfect_sample(rc.JSW(3), inp, 1, cap_time=0.0)
+    with pytest.raises(TypeError, match="start_customers must be an integer"):
+        cp.perfect_sample(rc.Envelope(rc.Loss(2)), rc.Poisson(1.5, D.Uniform(0.0, 2.0)), 1,
+                          start_customers=2.5)
+    with pytest.raises(TypeError, match="start"):  # the old unit-less keyword is gone
+        cp.perfect_sample(rc.JSW(3), inp, 1, start=1.0)
 
 
 @pytest.mark.parametrize(

@@ -104,8 +104,8 @@ def test_gi_gi_s_matches_forward_simulation(servers, inp):
 @pytest.mark.parametrize("method", ["dominated-cyclic", "dominated-walk"])
 def test_gi_samples_do_not_depend_on_the_search_start(method):
     inp = rc.Renewal(D.Erlang(2, 2 * 2.4), D.Exponential(1.0))
-    a = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=0.5, method=method)
-    b = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start=60.0, method=method)
+    a = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start_time=0.5, method=method)
+    b = cp.perfect_sample(rc.JSW(3), inp, 30, rng=5, start_time=60.0, method=method)
     np.testing.assert_allclose(a.samples, b.samples, rtol=1e-12, atol=1e-12)
     assert (a.steps != b.steps).any()  # the searches did differ
 
@@ -130,5 +130,6 @@ def test_gi_errors_are_clear():
 def test_gi_cap_stops_the_search():
     inp = rc.Renewal(D.Erlang(2, 2 * 9.5), D.Exponential(1.0))
     for method in ("dominated-cyclic", "dominated-walk"):
-        with pytest.raises(cp.CouplingNotReached, match="cap"):
-            cp.perfect_sample(rc.JSW(10), inp, 1, rng=1, start=0.1, cap=5.0, method=method)
+        with pytest.raises(cp.CouplingNotReached, match="within time 5 back; raise cap_time"):
+            cp.perfect_sample(rc.JSW(10), inp, 1, rng=1, start_time=0.1, cap_time=5.0,
+                              method=method)

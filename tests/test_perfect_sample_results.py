@@ -146,8 +146,8 @@ def test_per_draw_costs_are_present_and_positive(name):
 def test_dominated_time_back_is_where_the_search_started():
     # the sandwich starts at or before -start; a later start moves every draw back
     system, inp, kw = CASES["dominated"]
-    near = cp.perfect_sample(system, inp, 30, rng=27, start=0.5, **kw)
-    far = cp.perfect_sample(system, inp, 30, rng=27, start=50.0, **kw)
+    near = cp.perfect_sample(system, inp, 30, rng=27, start_time=0.5, **kw)
+    far = cp.perfect_sample(system, inp, 30, rng=27, start_time=50.0, **kw)
     assert np.all(near.time_back >= 0.5) and np.all(far.time_back >= 50.0)
     assert far.customers_back.sum() > near.customers_back.sum()
     np.testing.assert_allclose(near.samples, far.samples, rtol=1e-12, atol=1e-12)
@@ -199,9 +199,9 @@ def test_workers_give_the_draws_of_this_process(name, workers, capsys):
 
 
 def test_a_failed_draw_in_a_worker_raises_its_error():
-    with pytest.raises(cp.CouplingNotReached, match="cap"):
+    with pytest.raises(cp.CouplingNotReached, match="raise cap_time"):
         cp.perfect_sample(rc.JSW(10), rc.Poisson(9.8, D.Exponential(1.0)), 4, rng=1,
-                          start=0.1, cap=0.2, method="dominated", workers=2)
+                          start_time=0.1, cap_time=0.2, method="dominated", workers=2)
 
 
 def test_progress_bar_in_this_process(capsys):

@@ -22,8 +22,9 @@ from coupling.vacation import (
 E = rc.dists.Exponential
 
 
-def _draws(S, inp, n, seed=3, start=None):
-    ps = cp.perfect_sample(rc.JSW(S), inp, n, rng=seed, method="vacation", start=start)
+def _draws(S, inp, n, seed=3, start_time=None, cap_time=None):
+    ps = cp.perfect_sample(rc.JSW(S), inp, n, rng=seed, method="vacation",
+                           start_time=start_time, cap_time=cap_time)
     assert ps.method == "vacation"
     return ps.samples, ps.customers_back
 
@@ -73,10 +74,17 @@ def test_md_s_against_forward_run():
 def test_draws_do_not_depend_on_where_the_search_starts():
     # a closed sandwich gives the stationary state at 0 of the same past, whatever -T
     inp = rc.Poisson(2.7, E(1.0))
-    a, ka = _draws(3, inp, 40, seed=8, start=6 / 2.7)  # start is a time: about 6 customers
-    b, kb = _draws(3, inp, 40, seed=8, start=200 / 2.7)
+    a, ka = _draws(3, inp, 40, seed=8, start_time=6 / 2.7)  # a time: about 6 customers back
+    b, kb = _draws(3, inp, 40, seed=8, start_time=200 / 2.7)
     np.testing.assert_array_equal(a, b)
     assert np.all(kb >= 199) and np.any(ka < kb)
+    c, _ = _draws(3, inp, 40, seed=8, cap_time=1e4)  # the cap is a time too
+    np.testing.assert_array_equal(a, c)
+
+
+def test_the_vacation_cap_is_a_time():
+    with pytest.raises(cp.CouplingNotReached, match="within time 3 back; raise cap_time"):
+        _draws(10, rc.Poisson(9.5, E(1.0)), 1, start_time=1.0, cap_time=3.0)
 
 
 def test_vacation_draw_reports_how_far_back():
