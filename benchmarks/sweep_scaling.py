@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 import recursions as rc
-from loynes.maps import PoissonAtLoad, SystemFamily, stability_map
+from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
 
 S = 6
 LOADS = np.linspace(0.5, 1.05, 16)

@@ -5,7 +5,7 @@ Where things are
 ============================================  ==========================================
 name                                           module
 ============================================  ==========================================
-``loynes``, ``LoynesResult``                   :mod:`loynes.backward` (certified stop)
+``loynes``, ``LoynesResult``                   :mod:`loynes.sequence` (certified stop)
 ``Basis`` (what a verdict or limit rests on)   :mod:`loynes.basis`
 ``check_stability``                            :mod:`loynes.stability` (families of
                                                systems in :mod:`loynes.checks`)
@@ -18,17 +18,22 @@ name                                           module
 ``critical_rate_11``
 ``jiq_equilibrium``, ``JIQEquilibrium``,       :mod:`loynes.jiq`
 ``mg1_workload_sf``, ``mg1_workload_sf_bounds``
-``redundancy_fixed_point``,                    :mod:`loynes.redundancy`
+``redundancy_fixed_point``,                    :mod:`loynes.redundancy_theory`
 ``redundancy_critical_rate``, ``d_monotonicity``
 ``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
 ``sweep``, ``as_table``                        :mod:`loynes.sweep` (local processes or Dask)
-``stability_map``, ``StabilityMap``            :mod:`loynes.maps`
+``stability_map``, ``StabilityMap``            :mod:`loynes.stability_maps`
 command line (``python -m loynes``)            :mod:`loynes.cli`
 ============================================  ==========================================
+
+No module here shares its name with one of :mod:`recursions` or :mod:`coupling` (the
+backward sequence is :mod:`loynes.sequence`, not to be confused with the time-indexed draws
+of :mod:`recursions.backward`; the stability maps are :mod:`loynes.stability_maps`, the
+compiled maps :mod:`recursions.maps`; the theory of redundancy is
+:mod:`loynes.redundancy_theory`, its system :mod:`recursions.redundancy`).
 """
 
 from . import symbolic
-from .backward import LoynesResult, loynes
 from .basis import Basis
 from .closed_forms import (
     critical_rate_3,
@@ -41,15 +46,16 @@ from .closed_forms import (
 )
 from .growth import growth_rate
 from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
-from .maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
-from .redundancy import (
+from .redundancy_theory import (
     CriticalRate,
     RedundancyFixedPoint,
     d_monotonicity,
     redundancy_critical_rate,
     redundancy_fixed_point,
 )
+from .sequence import LoynesResult, loynes
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
+from .stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
 from .sweep import NOT_RUN, as_table, sweep
 
 __all__ = [

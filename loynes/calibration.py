@@ -22,8 +22,8 @@ import numpy as np
 
 import recursions as rc
 
-from .backward import certificate_level, loynes
 from .closed_forms import critical_rate_11
+from .sequence import certificate_level, loynes
 from .stability import check_stability
 
 __all__ = ["GROWTH_CELLS", "STOPPING_CASES", "VERDICT_CELLS", "Cell", "StoppingCase",

@@ -22,12 +22,12 @@ from typing import Any
 
 import recursions as rc
 
-from .backward import loynes
 from .basis import Basis
 from .closed_forms import erlang_b
 from .growth import growth_rate
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
+from .sequence import loynes
 
 __all__ = ["FAMILIES", "Check", "register"]
 
@@ -439,7 +439,7 @@ def check_redundancy(chk: Check) -> StabilityReport:
     """
     from recursions.redundancy import class_probs
 
-    from .redundancy import redundancy_critical_rate
+    from .redundancy_theory import redundancy_critical_rate
 
     system, n = chk.system, chk.system.servers
     lam = chk.input.arrival_rate / n  # per server

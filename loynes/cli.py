@@ -206,7 +206,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     """The ``sweep`` subcommand: write the stability map's CSV and PNG into ``--out``."""
     from pathlib import Path
 
-    from .maps import PoissonAtLoad, SystemFamily, stability_map
+    from .stability_maps import PoissonAtLoad, SystemFamily, stability_map
 
     if args.servers < 1:
         raise CliError(f"--servers must be >= 1, got {args.servers}")

@@ -19,8 +19,8 @@ import numpy as np
 
 import recursions as rc
 
-from .backward import loynes
 from .closed_forms import critical_rate_11
+from .sequence import loynes
 from .stability import check_stability
 
 S, P, RATE = 5, 2, 4.0

@@ -159,3 +159,28 @@ def test_monte_carlo_inside_the_api_takes_rng_and_reports_its_error():
     assert isinstance(fp.work_balance, recursions.Estimate) and fp.work_balance.se > 0
     joint = recursions.JobClass(2, 1, joint=lambda g, n: g.exponential(1.0, (n, 2)), rng=5)
     assert joint.mean_size_se > 0
+
+
+# -- module names ------------------------------------------------------------------------------
+
+
+def test_no_module_name_is_shared_by_two_packages():
+    seen: dict[str, str] = {}
+    for pkg in (recursions, coupling, loynes):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name.startswith("_"):
+                continue
+            assert info.name not in seen, (f"{pkg.__name__}.{info.name} and "
+                                           f"{seen[info.name]}.{info.name} share a name")
+            seen[info.name] = pkg.__name__
+
+
+def test_renamed_modules_keep_the_public_names():
+    from loynes import redundancy_theory, sequence, stability_maps
+
+    assert loynes.loynes is sequence.loynes and loynes.LoynesResult is sequence.LoynesResult
+    assert loynes.stability_map is stability_maps.stability_map
+    assert loynes.redundancy_fixed_point is redundancy_theory.redundancy_fixed_point
+    for old in ("maps", "backward", "redundancy"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(f"loynes.{old}")

@@ -173,7 +173,11 @@ def test_an_estimated_mean_size_makes_the_d_bound_a_test():
     assert rep.decided_by.kind == "theorem" and rep.condition("(d-bound)").se == 0
 
 
-from loynes.redundancy import d_monotonicity, redundancy_critical_rate, redundancy_fixed_point  # noqa: E402
+from loynes.redundancy_theory import (  # noqa: E402
+    d_monotonicity,
+    redundancy_critical_rate,
+    redundancy_fixed_point,
+)
 
 
 @pytest.mark.parametrize("d,lam", [(2, 0.7), (3, 0.5)])

@@ -1,4 +1,4 @@
-"""Parameter sweeps (loynes.sweep), stability maps (loynes.maps) and the sweep CLI."""
+"""Parameter sweeps (loynes.sweep), stability maps (loynes.stability_maps) and the sweep CLI."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import pytest
 
 import recursions as rc
 from loynes.cli import main
-from loynes.maps import PoissonAtLoad, SystemFamily, stability_map
 from loynes.stability import check_stability
+from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
 from loynes.sweep import NOT_RUN, _main_from_unreadable_file, as_table, expand_grid, sweep
 
 GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
