@@ -26,6 +26,10 @@ Strategies
                                 ``blocks=[2, 2]`` sorted within each block
 ``ordered_pairs(S, split)``     ``(u, v)`` with ``u ≺ v``; with ``split = p`` both share ``w[:p]``;
                                 ``blocks=`` for separately sorted blocks
+``times()``                     one service or interarrival time ``>= 0`` (zeros, round values,
+                                ``1e-9``)
+``uniforms(servers)``           one routing uniform in ``[0, 1)``, on the rank boundaries
+                                ``k / S`` and just below them
 ``innovations(uniforms)``       ``(sigma, tau)`` or ``(sigma, tau, uniforms)``
 ``states_for(system)``          valid states of ``system`` (each of ``system.blocks`` sorted)
 ``pairs_for(system)``           ordered pairs of valid states of ``system`` (any system, a
@@ -53,6 +57,8 @@ __all__ = [
     "pairs_for",
     "sorted_workloads",
     "states_for",
+    "times",
+    "uniforms",
     "workloads",
 ]
 
@@ -221,25 +227,69 @@ def ordered_pairs(servers: int, split: int = 0, max_value: float = 20.0, *,
     return _ordered_pairs(p, _check_blocks(blocks, s - p, "blocks"), float(max_value))
 
 
-_times = st.one_of(
-    st.just(0.0),
-    st.sampled_from([*_ROUND, 1e-9]),
-    st.floats(0.0, 50.0, allow_nan=False, allow_infinity=False),
-)
+def times(max_value: float = 50.0) -> st.SearchStrategy[float]:
+    """One service or interarrival time in ``[0, max_value]``: zeros, round values, ``1e-9``.
+
+    Parameters
+    ----------
+    max_value : float, default 50.0
+        Largest time (``> 0``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of float
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> 0 < find(times(), lambda t: t > 0, settings=settings(database=None)) <= 50
+    True
+    """
+    m = check_positive(max_value, "max_value")
+    return st.one_of(
+        st.just(0.0),
+        st.sampled_from([x for x in [*_ROUND, 1e-9] if x <= m]),
+        st.floats(0.0, m, allow_nan=False, allow_infinity=False),
+    )
+
+
+def uniforms(servers: int | None = None) -> st.SearchStrategy[float]:
+    """One routing uniform in ``[0, 1)``, biased to 0, 1/2 and the largest float below 1.
+
+    With ``servers`` given, also the rank boundaries ``k / servers`` and the floats just
+    below them, where ``int(u * servers)`` changes.
+
+    Parameters
+    ----------
+    servers : int, optional
+        Number of servers (``>= 1``).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy of float
+
+    Examples
+    --------
+    >>> from hypothesis import find, settings
+    >>> u = find(uniforms(4), lambda u: u > 0.5, settings=settings(database=None))
+    >>> 0.5 < u < 1
+    True
+    """
+    special = [0.0, 0.5, _ONE_MINUS]
+    if servers is not None:
+        s = check_int(servers, "servers", 1)
+        special += [k / s for k in range(1, s)]
+        special += [float(np.nextafter(k / s, 0.0)) for k in range(1, s + 1)]
+    return st.one_of(st.sampled_from(special), st.floats(0.0, 1.0, exclude_max=True))
 
 
 @st.composite
-def _innovations(draw: Any, uniforms: int, servers: int | None) -> tuple[Any, ...]:
-    sigma = draw(_times)
-    tau = draw(st.one_of(st.just(sigma), _times))  # ties between sigma and tau
-    if uniforms == 0:
+def _innovations(draw: Any, uniforms_: int, servers: int | None) -> tuple[Any, ...]:
+    sigma = draw(times())
+    tau = draw(st.one_of(st.just(sigma), times()))  # ties between sigma and tau
+    if uniforms_ == 0:
         return sigma, tau
-    special = [0.0, 0.5, _ONE_MINUS]
-    if servers is not None:
-        special += [k / servers for k in range(1, servers)]
-        special += [float(np.nextafter(k / servers, 0.0)) for k in range(1, servers + 1)]
-    unif = st.one_of(st.sampled_from(special), st.floats(0.0, 1.0, exclude_max=True))
-    u = draw(st.lists(unif, min_size=uniforms, max_size=uniforms))
+    u = draw(st.lists(uniforms(servers), min_size=uniforms_, max_size=uniforms_))
     return sigma, tau, np.asarray(u, dtype=np.float64)
 
 

@@ -24,6 +24,8 @@ from coupling.strategies import (
     pairs_for,
     sorted_workloads,
     states_for,
+    times,
+    uniforms,
     workloads,
 )
 from coupling.times import coupling_time
@@ -291,6 +293,17 @@ def test_strategies_give_valid_values(data):
     u, v = data.draw(ordered_pairs(3, split=1))
     assert u[0] == v[0] and np.all(u <= v)
     assert len(data.draw(innovations(2))) == 3
+    assert 0 <= data.draw(times(5.0)) <= 5.0
+    assert 0 <= data.draw(uniforms(3)) < 1
+
+
+def test_single_value_strategies_hit_the_boundaries():
+    cfg = settings(database=None, max_examples=2000)
+    assert find(times(), lambda t: t == 0.0, settings=cfg) == 0.0
+    assert find(times(), lambda t: t == 1e-9, settings=cfg) == 1e-9
+    below = float(np.nextafter(1 / 3, 0.0))
+    assert find(uniforms(3), lambda u: u == below, settings=cfg) == below
+    assert find(uniforms(3), lambda u: u == 2 / 3, settings=cfg) == 2 / 3
 
 
 def test_strategies_bad_arguments():
@@ -302,6 +315,10 @@ def test_strategies_bad_arguments():
         innovations(1.5)
     with pytest.raises(TypeError, match="system"):
         states_for("JSW")
+    with pytest.raises(ValueError, match="max_value must be a finite number > 0"):
+        times(0.0)
+    with pytest.raises(ValueError, match="servers must be an integer >= 1"):
+        uniforms(0)
 
 
 # -- coupling_time -----------------------------------------------------------------------------

@@ -8,9 +8,16 @@ from hypothesis import assume, find, given
 from hypothesis import strategies as st
 
 import recursions as rc
+from coupling.strategies import (
+    ordered_pairs,
+    pairs_for,
+    sorted_workloads,
+    states_for,
+    times,
+    uniforms,
+)
 from recursions import _stats as eng
 from tests import naive
-from tests.strategies import gap, ordered_pairs, service, sorted_vectors, unif
 
 SYSTEMS = [
     rc.JSW(1),
@@ -50,9 +57,9 @@ def _u(system, x):
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=repr)
-@given(data=st.data(), sigma=service, tau=gap, u=unif)
+@given(data=st.data(), sigma=times(), tau=times(), u=uniforms())
 def test_kernel_equals_naive(system, data, sigma, tau, u):
-    w = _state(system, data.draw(sorted_vectors(system.servers)))
+    w = data.draw(states_for(system))
     got = system.step(w, sigma, tau, u=u if system.uniforms else None)
     name, params = naive.describe(system)
     want, _ = naive.apply(name, params, w, sigma, tau, _u(system, u))
@@ -60,9 +67,9 @@ def test_kernel_equals_naive(system, data, sigma, tau, u):
 
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=repr)
-@given(data=st.data(), sigma=service, tau=gap, u=unif)
+@given(data=st.data(), sigma=times(), tau=times(), u=uniforms())
 def test_maps_keep_vectors_sorted_and_nonnegative(system, data, sigma, tau, u):
-    w = _state(system, data.draw(sorted_vectors(system.servers)))
+    w = data.draw(states_for(system))
     out = system.step(w, sigma, tau, u=u if system.uniforms else None)
     assert np.all(out >= 0)
     for lo, hi in system._blocks():
@@ -71,7 +78,7 @@ def test_maps_keep_vectors_sorted_and_nonnegative(system, data, sigma, tau, u):
 
 
 @pytest.mark.parametrize("system", [*MONOTONE, rc.JSW(2), rc.Envelope(rc.JpSW(2, 1))], ids=repr)
-@given(data=st.data(), sigma=service, tau=gap, u=unif)
+@given(data=st.data(), sigma=times(), tau=times(), u=uniforms())
 def test_monotone_maps(system, data, sigma, tau, u):
     a, b = data.draw(ordered_pairs(system.servers))
     uu = u if system.uniforms else None
@@ -79,13 +86,12 @@ def test_monotone_maps(system, data, sigma, tau, u):
     assert np.all(fa <= fb + 1e-12)
 
 
-@given(data=st.data(), sigma=service, tau=gap)
+@given(data=st.data(), sigma=times(), tau=times())
 def test_split_bound_monotone_in_jsw_block(data, sigma, tau):
     system = rc.SplitBound(5, 2)
-    loss_block = data.draw(sorted_vectors(2))
-    a, b = data.draw(ordered_pairs(3))
-    fa = system.step(loss_block + a, sigma, tau)
-    fb = system.step(loss_block + b, sigma, tau)
+    a, b = data.draw(pairs_for(system))  # the same loss block, ordered JSW blocks
+    fa = system.step(a, sigma, tau)
+    fb = system.step(b, sigma, tau)
     assert np.array_equal(fa[:2], fb[:2])  # the loss block is exogenous
     assert np.all(fa <= fb + 1e-12)
 
@@ -99,7 +105,7 @@ def _violates(system, case):
 @pytest.mark.parametrize("system", [rc.JpSW(2, 1), rc.JpSW(4, 2), rc.Loss(2), rc.Loss(1),
                                     rc.JIQ(2), rc.JIQ(4)], ids=repr)
 def test_non_monotone_maps_have_counterexamples(system):
-    cases = st.tuples(ordered_pairs(system.servers), service, gap, unif)
+    cases = st.tuples(ordered_pairs(system.servers), times(), times(), uniforms())
     (a, b), *_ = find(cases, lambda c: _violates(system, c))
     assert np.all(np.asarray(a) <= np.asarray(b))  # a genuine ordered pair
 
@@ -116,7 +122,7 @@ def test_math_md_counterexamples():
 
 
 @pytest.mark.parametrize("p", [1, 2])
-@given(data=st.data(), sigma=service, tau=gap)
+@given(data=st.data(), sigma=times(), tau=times())
 def test_envelope_dominates_jpsw(p, data, sigma, tau):
     a, b = data.draw(ordered_pairs(4))
     low = rc.JpSW(4, p).step(a, sigma, tau)
@@ -124,7 +130,7 @@ def test_envelope_dominates_jpsw(p, data, sigma, tau):
     assert np.all(low <= high + 1e-12)
 
 
-@given(data=st.data(), sigma=service, tau=gap, u=unif)
+@given(data=st.data(), sigma=times(), tau=times(), u=uniforms())
 def test_envelope_dominates_jiq_and_loss(data, sigma, tau, u):
     a, b = data.draw(ordered_pairs(3))
     for sys_ in (rc.JIQ(3), rc.Loss(3)):
@@ -134,11 +140,11 @@ def test_envelope_dominates_jiq_and_loss(data, sigma, tau, u):
         assert np.all(low <= high + 1e-12)
 
 
-@given(data=st.data(), sigma=service, tau=gap)
+@given(data=st.data(), sigma=times(), tau=times())
 def test_envelope_equals_sup_over_smaller_vectors(data, sigma, tau):
     # For w(1) > 0, Phi^p(w) = sup_{v < w} G^p(v); the sup is attained at v = w or at v = w
     # with its first coordinate set to 0 (MATH.md §2). Check against those two candidates.
-    w = data.draw(sorted_vectors(3))
+    w = data.draw(sorted_workloads(3))
     assume(w[0] > 0)
     g, phi = rc.JpSW(3, 1), rc.Envelope(rc.JpSW(3, 1))
     cand = np.maximum(g.step(w, sigma, tau), g.step([0.0, *w[1:]], sigma, tau))

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import coupling as cp
 import recursions as rc
+from coupling.strategies import sorted_workloads
 from recursions import heap as hp
 from recursions.redundancy import JobClass, Redundancy, free_system_work
 from tests import naive
-from tests.strategies import sorted_vectors
 
 D = rc.dists
 EXP = D.Exponential(1.0)
@@ -47,7 +47,7 @@ SYSTEMS = [
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), tau=st.floats(0.0, 5.0), seed=st.integers(0, 2**32 - 1))
 def test_kernel_equals_naive(system, data, tau, seed):
-    w = data.draw(sorted_vectors(system.servers))
+    w = data.draw(sorted_workloads(system.servers))
     u = _row(system, np.random.default_rng(seed))
     got = system.step(w, 0.0, tau, u)
     name, params = naive.describe(system)
@@ -68,7 +68,7 @@ def test_monotone_in_w(system):
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1), bump=st.floats(0.0, 5.0))
 def test_monotone_in_sizes(data, seed, bump):
     system = SYSTEMS[0]
-    w = data.draw(sorted_vectors(system.servers))
+    w = data.draw(sorted_workloads(system.servers))
     u = _row(system, np.random.default_rng(seed))
     v = u.copy()
     v[1 + system.dmax + int(seed % system.dmax)] += bump

@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 import coupling as cp
 import loynes as ly
 import recursions as rc
+from coupling.strategies import sorted_workloads, times, uniforms
 from recursions.drivers import _cache_key, compiled_drivers
 from recursions.vectors import add_at_rank, drain, random_rank
-from tests.strategies import gap, service, sorted_vectors, unif
 
 E = rc.dists.Exponential
 
@@ -259,10 +259,10 @@ def test_loynes_and_growth_rate_bit_identical(key):
 
 
 @pytest.mark.parametrize("key", IDS)
-@given(data=st.data(), sigma=service, tau=gap, u=unif)
+@given(data=st.data(), sigma=times(), tau=times(), u=uniforms())
 def test_step_equals_builtin(key, data, sigma, tau, u):
     user, builtin = PAIRS[key]
-    w = data.draw(sorted_vectors(builtin.servers))
+    w = data.draw(sorted_workloads(builtin.servers))
     got = user.step(w, sigma, tau, _u(user, u))
     want = builtin.step(w, sigma, tau, _u(builtin, u))
     np.testing.assert_array_equal(got, want)
