@@ -351,7 +351,7 @@ def redundancy_critical_rate(classes: Any, servers: int | None = None, *,
         ``n``: the free-system estimate ``1 / a`` (simulation). ``None``: the mean-field value.
     jobs : int, optional
         Free-system jobs (default ``2000 n``, at least ``10^6``).
-    rng : seed, default 1
+    rng : int, Generator, SeedSequence or None, default 1
         Seed of the free-system simulation.
     h, wmax : float, optional
         Grid of the mean-field computation (see :func:`redundancy_fixed_point`).
@@ -404,7 +404,7 @@ def d_monotonicity(job_class: JobClass, scale: float | None = None, cases: int =
         Gap vectors tried.
     samples : int, default 20_000
         Size draws per case.
-    rng : seed, default 1
+    rng : int, Generator, SeedSequence or None, default 1
         Seed.
 
     Returns
