@@ -49,6 +49,7 @@ import numpy as np
 
 from recursions import dists
 from recursions._jit import jit
+from recursions._validate import check_int
 
 from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 
@@ -99,9 +100,7 @@ class RAWalk:
     def __init__(self, servers: int, service: dists.Law, interarrival: dists.Law,
                  gen: np.random.Generator, theta: float | None = None,
                  routing: str = "random") -> None:
-        S = int(servers)
-        if S < 1:
-            raise ValueError(f"servers must be >= 1, got {servers!r}")
+        S = check_int(servers, "servers", 1)
         if routing not in ("random", "cyclic"):
             raise ValueError(f"routing must be 'random' or 'cyclic', got {routing!r}")
         self.routing = routing

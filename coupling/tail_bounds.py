@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 
 import recursions as rc
+from recursions._validate import check_int, check_real
 
 from .tilting import cramer_root, log_mgf
 
@@ -87,11 +88,10 @@ def fcfs_workload_bound(servers: int, input: rc.Input, delta: float) -> float | 
     >>> round(c, 4) == round(math.log(1e3) / 0.5, 4)   # M/M/1: theta_c = mu - lambda
     True
     """
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    delta = check_real(delta, "delta", 0.0, 1.0, open_lo=True, open_hi=True)
     if not isinstance(input, rc.Renewal):
         return None
-    S = int(servers)
+    S = check_int(servers, "servers", 1)
     es, et = input.mean_service, input.mean_interarrival
     if not es < S * et:
         return None

@@ -51,8 +51,9 @@ class Estimate:
         """
         from scipy.stats import norm
 
-        if not 0 < level < 1:
-            raise ValueError(f"level must be in (0, 1), got {level}")
+        from ._validate import check_real
+
+        level = check_real(level, "level", 0.0, 1.0, open_lo=True, open_hi=True)
         z = float(norm.ppf(0.5 + level / 2))
         lo, hi = self.value - z * self.se, self.value + z * self.se
         return (_sig(lo), _sig(hi))
