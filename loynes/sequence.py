@@ -117,6 +117,27 @@ class LoynesResult:
         """``sum_i W_n(i)`` for each horizon."""
         return self.states.sum(axis=1)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields, :attr:`limit` and :attr:`total_workload` as plain values.
+
+        Returns
+        -------
+        dict
+            Python scalars, numpy arrays (``horizons``, ``states``, ...) and ``basis`` as a
+            dict (see :func:`recursions.tables.plain`).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = loynes(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 2**12, rng=1)
+        >>> d = res.to_dict()
+        >>> d["stabilised"], d["basis"]["kind"], bool((d["limit"] == res.limit).all())
+        (True, 'certificate', True)
+        """
+        from recursions.tables import record_dict
+
+        return record_dict(self, ("limit", "total_workload"))
+
 
 def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
                 delta: Any) -> tuple[float, float]:
