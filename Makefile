@@ -4,12 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean-cache clean
+.PHONY: demo test docs lint bench clean-cache clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot]'
+	$(PY) -m pip install --quiet -e '.[test,plot,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -17,7 +17,14 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest --doctest-modules recursions coupling loynes tests --nbmake notebooks
+	$(PY) -m pytest --doctest-modules recursions coupling loynes tests
+	$(MAKE) --no-print-directory docs
+
+# The site, in docs/_build/html: theory, user guide, API from the docstrings, and the notebooks,
+# each executed once here (a failing cell fails the build; make test runs them only this way).
+docs: $(STAMP)
+	rm -rf docs/_build docs/api/generated
+	$(PY) -m sphinx -E -W --keep-going -q -b html docs docs/_build/html
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -36,4 +43,4 @@ clean-cache:
 	rm -rf "$(DRIVERS_CACHE)"
 
 clean: clean-cache
-	rm -rf $(VENV) demo_output .pytest_cache .hypothesis
+	rm -rf $(VENV) demo_output .pytest_cache .hypothesis docs/_build docs/api/generated
