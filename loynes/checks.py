@@ -5,8 +5,10 @@ runs the function registered for it. The rules every family follows:
 
 * **STABLE** only from a theorem whose conditions hold (exactly, or by a test at a stated
   level), never from a Loynes plateau.
-* **UNSTABLE** only from a failed necessary condition (condition (3)) or from a linear growth
-  rate that a one-sided t-test finds positive at the check's level.
+* **UNSTABLE** only from a failed necessary condition: condition (3) (a load above 1, or
+  exactly 1 with i.i.d. random input), the split bound's (8), the redundancy closed form for
+  exponential sizes or the free-system test of ``lambda < lambda-bar^n``; or from a linear
+  growth rate that a one-sided t-test finds positive at the check's level.
 * **UNDECIDED** otherwise, with the budget that would likely decide.
 
 A family declares how many statistical tests it may run; each runs at level ``alpha / m``
@@ -27,7 +29,7 @@ from .closed_forms import erlang_b
 from .growth import growth_rate
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
-from .sequence import loynes
+from .sequence import AT_ONE, loynes
 
 __all__ = ["FAMILIES", "Check", "register"]
 
@@ -82,16 +84,33 @@ class Check:
                                list(self.conditions), dict(self.evidence), basis, self.alpha,
                                suggested or {})
 
-    def judge(self, value: float, se: float, above: bool = False) -> bool | None:
-        """Decide ``value < 1`` (``value > 0`` when ``above``) by a test at :attr:`level`."""
-        if se == 0 or not math.isfinite(se):
-            return bool(value > 0) if above else bool(value < 1)
+    def quantile(self, df: int | None = None) -> float:
+        """One-sided quantile at :attr:`level`: normal, or Student's ``t`` with ``df``."""
+        if df is None:
+            return self.z
+        from scipy.stats import t as student
+
+        return float(student.isf(self.level, df))
+
+    def judge(self, value: float, se: float, above: bool = False, *, exact: bool = False,
+              df: int | None = None) -> bool | None:
+        """Decide ``value < 1`` (``value > 0`` when ``above``).
+
+        ``exact`` says the value is a closed form and is compared as it is; otherwise it is
+        an estimate, tested at :attr:`level` with the normal quantile or, given ``df``,
+        Student's ``t`` (batch means). An estimate whose standard error is not a positive
+        finite number decides nothing (``None``): a zero error from a short run is no proof.
+        """
+        if exact:
+            return bool(value > 0) if above else bool(value < 1 - AT_ONE)
+        if not (math.isfinite(se) and se > 0 and math.isfinite(value)):
+            return None
+        q = self.quantile(df)
         if above:
-            return True if value - self.z * se > 0 else (False if value + self.z * se <= 0
-                                                         else None)
-        if value + self.z * se < 1:
+            return True if value - q * se > 0 else (False if value + q * se <= 0 else None)
+        if value + q * se < 1:
             return True
-        return False if value - self.z * se > 1 else None
+        return False if value - q * se > 1 else None
 
 
 FAMILIES: dict[str, tuple[Callable[[Check], int], Callable[[Check], StabilityReport]]] = {}
@@ -134,7 +153,7 @@ def condition_3(chk: Check, role: str = "necessary") -> Condition:
     S, es, et = chk.system.capacity, chk.input.mean_service, chk.input.mean_interarrival
     rho = es / (S * et)
     c3 = Condition("(3)", "E[sigma] < S E[tau]: the work brought per unit time is below the "
-                   "S servers' capacity", role, rho, 0.0, bool(rho < 1),
+                   "S servers' capacity", role, rho, 0.0, bool(rho < 1 - AT_ONE),
                    f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S:g}")
     chk.conditions.append(c3)
     chk.evidence["load per server"] = rho
@@ -144,10 +163,14 @@ def condition_3(chk: Check, role: str = "necessary") -> Condition:
 
 
 def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
-    """The verdict when (3) fails (``None`` when it holds)."""
-    if c3.value < 1:
+    """The verdict when (3) fails (``None`` when it holds).
+
+    A load within ``AT_ONE`` (1e-9) of 1 is taken as exactly 1: a rate written as
+    ``0.3 * 10 / 3`` should not be decided by its last bit.
+    """
+    if c3.value < 1 - AT_ONE:
         return None
-    if c3.value > 1:
+    if c3.value > 1 + AT_ONE:
         return chk.report("unstable", Basis(
             "theorem", "condition-3-fails", 0.0,
             "(3) fails: more work arrives than the S servers can do, so the workload grows "
@@ -162,26 +185,63 @@ def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
         "(3) holds with equality and decides nothing"))
 
 
+def _increment_variance(chk: Check) -> float:
+    """Asymptotic variance per customer of ``sigma - S tau`` (exact for renewal input)."""
+    S, inp = chk.system.capacity, chk.input
+    if isinstance(inp, rc.Renewal):
+        return float(inp.service.var + S * S * inp.interarrival.var)
+    sig, tau = inp.sample(2**16, rng=next(chk.seeds))
+    batch = (sig - S * tau).reshape(64, -1).mean(axis=1)  # batch means: correlations in
+    return float(batch.var(ddof=1) * sig.size / 64)
+
+
+def growth_start(chk: Check) -> tuple[float, float]:
+    """The growth test's initial work per server, and the least start it needs.
+
+    From empty a stable system is still filling up, so near saturation the increment over
+    a run is biased up by the reflection at 0. Started with ``c`` on every server, the
+    total workload ``S c`` must lie several standard deviations of the run's fluctuation
+    ``sqrt(steps v)`` above 0 for the reflection to stay unseen, so ``c >= 6 sqrt(steps v) /
+    S``; and at least ``steps E[tau] / 16``. A start above ``steps E[tau] / 4`` would not be
+    gone within the burn-in of ``steps / 2`` arrivals for a map whose instability needs idle
+    servers (the idle-first block of J_{p+1}SW), so the test is not run then.
+    """
+    v = _increment_variance(chk)
+    if not math.isfinite(v):  # infinite variance: no fluctuation scale; the old start
+        chk.evidence["growth test start"] = "infinite variance: steps E[tau] / 16"
+        v = 0.0
+    need = 6.0 * math.sqrt(chk.steps * v) / chk.system.capacity
+    return max(chk.steps * chk.input.mean_interarrival / 16.0, need), need
+
+
 def growth_test(chk: Check, prefix: str = "") -> StabilityReport | None:
     """One-sided t-test of a positive linear growth rate; the UNSTABLE report if it rejects.
 
     The growth per customer over the second half of ``steps`` arrivals is estimated from
-    ``replications`` independent runs, each started with ``steps E[tau] / 16`` of work on
-    every server (an eighth of the burn-in's duration): a stable system started that high
-    drains, so under stability the mean is at most about 0 and the test is conservative,
-    while from empty the filling transient would bias it up near saturation. ``t = mean /
-    se`` is compared with Student's ``t`` with ``replications - 1`` degrees of freedom at the
-    check's per-test level.
+    ``replications`` independent runs, each started high (:func:`growth_start`): a stable
+    system started above its reflecting boundary drifts down, so under stability the mean
+    is at most about 0 and the test is conservative. ``t = mean / se`` is compared with
+    Student's ``t`` with ``replications - 1`` degrees of freedom at the check's per-test
+    level. A run whose replications all agree (standard error 0) decides nothing, and a
+    budget too small for a high enough start is not tested at all: both leave the verdict
+    UNDECIDED with the steps that would do.
     """
     from scipy.stats import t as student
 
-    start = chk.steps * chk.input.mean_interarrival / 16.0
+    et = chk.input.mean_interarrival
+    start, need = growth_start(chk)
+    if start > chk.steps * et / 4.0:
+        chk.evidence["growth test"] = (
+            f"not run: a start of {start:.3g} per server, needed to keep a stable run off "
+            f"its reflecting boundary, would outlast the burn-in of {chk.steps // 2} arrivals")
+        chk.evidence["growth test steps needed"] = _pow2(
+            (4.0 * need / (math.sqrt(chk.steps) * et)) ** 2)
+        return None
     g = growth_rate(chk.system, chk.input, chk.steps, replications=chk.replications,
                     rng=next(chk.seeds), start=start)
     df = chk.replications - 1
-    tstat = g.value / g.se if g.se > 0 else (math.inf if g.value > 0 else 0.0)
-    p = float(student.sf(tstat, df))
-    et = chk.input.mean_interarrival
+    tstat = g.value / g.se if g.se > 0 else math.nan
+    p = float(student.sf(tstat, df)) if g.se > 0 else math.nan
     chk.evidence.update({"growth per customer": g.value, "growth per customer se": g.se,
                          "growth per unit time": g.value / et, "growth t": tstat,
                          "growth p-value": p, "growth test level": chk.level,
@@ -200,6 +260,9 @@ def growth_budget(chk: Check) -> dict[str, Any]:
     """Steps that would likely make the growth test reject, if the growth is real."""
     from scipy.stats import t as student
 
+    if "growth test steps needed" in chk.evidence:
+        return {"steps": max(chk.evidence["growth test steps needed"], 2 * chk.steps),
+                "growth": "the steps at which the growth test can start high enough"}
     g, se = chk.evidence.get("growth per customer"), chk.evidence.get("growth per customer se")
     if g is None or se is None or not g > 0 or not se > 0:
         return {"growth": "no growth seen: nothing here shows instability, and no theorem "
@@ -243,10 +306,7 @@ def check_load(chk: Check) -> StabilityReport:
 @register("loss", tests=lambda chk: 0 if _is_poisson(chk.input) else 1)
 def check_loss(chk: Check) -> StabilityReport:
     """Loss systems are always stable; condition (9) gives a unique stationary regime."""
-    ren, how = _renovation(chk)
-    c9 = Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
-                   "uniqueness", ren.value, ren.se, chk.judge(ren.value, ren.se, above=True),
-                   how)
+    c9 = condition_9(chk)
     chk.conditions.append(c9)
     detail = ("a loss system holds at most one customer per server, so its workload never "
               "exceeds the largest current service time")
@@ -264,45 +324,54 @@ def check_bounded(chk: Check) -> StabilityReport:
         "block the rest), so the state stays bounded"))
 
 
-def _renovation(chk: Check) -> tuple[rc.Estimate, str]:
+RENOVATION_BATCHES = 32
+LOSS_REPLICATIONS = 2
+
+
+def condition_9(chk: Check) -> Condition:
+    """Condition (9), the renovation event's probability, exact for Poisson input."""
     if _is_poisson(chk.input):
-        a = chk.input.offered_load
-        return rc.Estimate(math.exp(-a), 0.0), "Poisson input: exp(-lambda E[sigma])"
-    ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds))
-    return ren, "frequency of an empty infinite-server system at arrivals"
+        ren = rc.Estimate(math.exp(-chk.input.offered_load), 0.0)
+        how, holds = "Poisson input: exp(-lambda E[sigma])", chk.judge(
+            ren.value, 0.0, above=True, exact=True)
+    else:
+        ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds),
+                                     batches=RENOVATION_BATCHES)
+        how = "frequency of an empty infinite-server system at arrivals"
+        holds = chk.judge(ren.value, ren.se, above=True, df=RENOVATION_BATCHES - 1)
+    return Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
+                     "uniqueness", ren.value, ren.se, holds, how)
 
 
 def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Condition]:
     """(9), (11) and (8) for a p-server loss system in front of ``S - p`` servers."""
     S, es, et = chk.system.servers, chk.input.mean_service, chk.input.mean_interarrival
     cap = (S - p) * et
-    ren, how9 = _renovation(chk)
-    c9 = Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
-                   "uniqueness", ren.value, ren.se, chk.judge(ren.value, ren.se, above=True),
-                   how9)
+    c9 = condition_9(chk)
     if _is_poisson(chk.input):
         a = chk.input.offered_load
         b = erlang_b(p, a)
         v = es * b / cap
         c11 = Condition("(11)", f"E[sigma] P_loss < (S - p) E[tau], P_loss = B({p}, a)",
-                        "sufficient (equals (8) for Poisson input)", v, 0.0, bool(v < 1),
+                        "sufficient (equals (8) for Poisson input)", v, 0.0,
+                        chk.judge(v, 0.0, exact=True),
                         f"Erlang B with a = {a:.6g}: P_loss = {b:.6g}")
         c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",
-                       "sufficient", v, 0.0, bool(v < 1),
+                       "sufficient", v, 0.0, chk.judge(v, 0.0, exact=True),
                        "equals (11): the service time is independent of the loss state")
         chk.evidence["overflow work per customer"] = es * b
     else:
-        pl, ow = _loss_estimates(chk, p)
+        pl, ow, df = _loss_estimates(chk, p)
         chk.evidence["loss system p_loss"] = pl.value
         chk.evidence["overflow work per customer"] = ow.value
         c11 = Condition("(11)", "E[sigma] P_loss < (S - p) E[tau], P_loss simulated",
                         "conjectured necessary and sufficient (Markov inputs)",
                         es * pl.value / cap, es * pl.se / cap,
-                        chk.judge(es * pl.value / cap, es * pl.se / cap),
+                        chk.judge(es * pl.value / cap, es * pl.se / cap, df=df),
                         f"stationary simulation of the {p}-server loss system")
         c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",
                        "sufficient", ow.value / cap, ow.se / cap,
-                       chk.judge(ow.value / cap, ow.se / cap),
+                       chk.judge(ow.value / cap, ow.se / cap, df=df),
                        f"stationary simulation of the {p}-server loss system")
     chk.conditions.extend([c9, c11, c8])
     chk.evidence["splitting prediction of growth per customer"] = max(
@@ -310,8 +379,8 @@ def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Conditio
     return c9, c11, c8
 
 
-def _loss_estimates(chk: Check, p: int) -> tuple[rc.Estimate, rc.Estimate]:
-    """Loss probability and overflow work of a p-server loss system, with honest errors.
+def _loss_estimates(chk: Check, p: int) -> tuple[rc.Estimate, rc.Estimate, int]:
+    """Loss probability, overflow work and their degrees of freedom, with honest errors.
 
     When the batch means are correlated (a short run), the batch-means standard errors are
     widened by ``sqrt((1 + r) / (1 - r))``, ``r`` their lag-1 autocorrelation, instead of
@@ -322,14 +391,15 @@ def _loss_estimates(chk: Check, p: int) -> tuple[rc.Estimate, rc.Estimate]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         res = rc.simulate(rc.Loss(p), chk.input, steps=chk.steps, warmup=chk.steps // 8,
-                          replications=2, rng=next(chk.seeds))
+                          replications=LOSS_REPLICATIONS, rng=next(chk.seeds))
     r = res.batch_check.lag1 if res.batch_check is not None else math.nan
     factor = math.sqrt((1 + r) / (1 - r)) if 0 < r < 1 else 1.0
     if factor > 1:
         chk.evidence["loss system batch lag-1 correlation"] = r
         chk.evidence["loss system standard errors widened by"] = factor
+    df = LOSS_REPLICATIONS * min(32, chk.steps) - 1  # batch means over all replications
     return (rc.Estimate(res.p_loss.value, res.p_loss.se * factor),
-            rc.Estimate(res.overflow_work.value, res.overflow_work.se * factor))
+            rc.Estimate(res.overflow_work.value, res.overflow_work.se * factor), df)
 
 
 def _condition_budget(chk: Check, c: Condition) -> dict[str, Any]:
@@ -350,7 +420,7 @@ def check_jpsw(chk: Check) -> StabilityReport:
         return bad
     c9, _, c8 = _loss_conditions(chk, chk.system.p)
     if c8.holds and c9.holds:
-        exact = c8.se == 0 and c9.se == 0
+        exact = _is_poisson(chk.input)
         return chk.report("stable", Basis(
             "theorem" if exact else "test", "theorem-1", 0.0 if exact else chk.alpha,
             "(8) and (9) hold (Theorem 1): the p-server loss system's overflow is within the "
@@ -373,7 +443,7 @@ def check_split(chk: Check) -> StabilityReport:
     if bad is not None:
         return bad
     c9, _, c8 = _loss_conditions(chk, chk.system.p)
-    exact = c8.se == 0 and c9.se == 0
+    exact = _is_poisson(chk.input)
     kind, err = ("theorem", 0.0) if exact else ("test", chk.alpha)
     if c8.holds and c9.holds:
         return chk.report("stable", Basis(kind, "split-bound", err,
@@ -432,7 +502,7 @@ def check_redundancy(chk: Check) -> StabilityReport:
     """Cancel-on-completion redundancy: stable iff the rate is below ``lambda-bar^n = 1 / a``.
 
     ``a`` is the stationary mean work a job adds in the free (unreflected) system, and all
-    workloads grow together above ``lambda-bar^n`` (Shneer and Stolyar, Lemma 5 and
+    workloads grow together above ``lambda-bar^n`` (Stolyar 2021, Lemma 5 and
     Theorem 2). ``1 / sum_j pi_j d_j E xi_j <= lambda-bar^n`` always (no job adds more than
     its ``d`` sizes); with i.i.d. exponential sizes ``lambda-bar = 1 / sum_j pi_j k_j E xi_j``
     exactly.
@@ -447,7 +517,7 @@ def check_redundancy(chk: Check) -> StabilityReport:
     pairs = list(zip(pi, system.classes, strict=True))
     d_work = float(sum(p * c.d * c.mean_size for p, c in pairs))
     d_se = float(sum(p * c.d * c.mean_size_se for p, c in pairs))  # > 0: estimated means
-    d_ok = chk.judge(lam * d_work, lam * d_se) is True
+    d_ok = chk.judge(lam * d_work, lam * d_se, exact=not _estimated_sizes(chk)) is True
     chk.conditions.append(Condition(
         "(d-bound)", "lambda sum_j pi_j d_j E[xi_j] < 1: even without cancellation the "
         "servers keep up", "sufficient", lam * d_work, lam * d_se, d_ok,
@@ -456,7 +526,7 @@ def check_redundancy(chk: Check) -> StabilityReport:
     chk.evidence.update({"arrival rate per server": lam, "lower bound of critical": 1 / d_work})
     if all(c.exponential for c in system.classes):
         k_work = float(sum(p * c.k * c.mean_size for p, c in pairs))
-        ok = bool(lam * k_work < 1)
+        ok = bool(chk.judge(lam * k_work, 0.0, exact=True))
         chk.conditions.append(Condition(
             "(exp)", "lambda sum_j pi_j k_j E[xi_j] < 1 (i.i.d. exponential sizes: "
             "work-conserving)", "necessary and sufficient", lam * k_work, 0.0, ok,

@@ -34,8 +34,9 @@ def growth_rate(
     From empty (``start = 0``) a stable system is still filling up, so near saturation the
     estimate is biased *upwards* by the transient. From a start well above the stationary
     state it drains instead, and the bias points down: a test of positive growth is then
-    conservative. :func:`~loynes.check_stability` starts at ``steps E[tau] / 16``, an eighth
-    of the burn-in's duration, so the initial work is gone before the measurement starts.
+    conservative. :func:`~loynes.check_stability` starts at least ``6 sqrt(steps v) / S``
+    above 0 (``v`` the variance per customer of ``sigma - S tau``), so that a stable run
+    stays off its reflecting boundary, and at least ``steps E[tau] / 16``.
 
     Parameters
     ----------

@@ -88,6 +88,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from recursions._validate import check_points, check_positive
 from recursions.dists import Law, as_law
+from recursions.tables import Record
 
 __all__ = [
     "JIQEquilibrium",
@@ -337,7 +338,7 @@ def mg1_workload_sf_bounds(
 
 
 @dataclass(frozen=True, repr=False)
-class JIQEquilibrium:
+class JIQEquilibrium(Record):
     """Fluid objects of large-scale JIQ for arrival rate ``lambda`` per server (MATH.md §3).
 
     Build it with :func:`jiq_equilibrium`, which validates the arguments.
@@ -364,6 +365,8 @@ class JIQEquilibrium:
     >>> eq.profile([0.0, 1.0, 2.0])  # 0.25 * (2 - w)^+
     array([0.5 , 0.25, 0.  ])
     """
+
+    _dict_extra = ("load",)
 
     rate_per_server: float
     service: Law
@@ -466,11 +469,15 @@ class JIQEquilibrium:
         return self.rate_per_server * np.clip(diff, 0.0, None)
 
     def lemma4_bound(self, w: ArrayLike, *, step: float | None = None) -> FloatArray:
-        """Lemma 4 bound ``x**_w >= E x^n_w(inf)`` (every ``n``): M/G/1 time above ``w`` per cycle.
+        """Lemma 4 bound ``x**_w / E[sigma] >= E x^n_w(inf)`` for every ``n``.
 
-        ``x**_w = P(V > w) / (lambda (1 - rho))`` with ``V`` the stationary workload of the
-        M/G/1 queue with arrival rate ``lambda`` and this service (:func:`mg1_workload_sf`,
-        exact for exponential service); ``x**_0 = E[sigma] / (1 - rho)``, the mean busy period.
+        ``x**_w = P(V > w) / (lambda (1 - rho))`` is the M/G/1 queue's expected time above
+        ``w`` per regeneration cycle, with ``V`` its stationary workload (arrival rate
+        ``lambda``, this service; :func:`mg1_workload_sf`, exact for exponential service);
+        ``x**_0 = E[sigma] / (1 - rho)`` is the mean busy period. A JIQ server's cycle between
+        arrivals to it while idle holds at least one service, so lasts ``E[sigma]`` or more on
+        average: the fraction of time above ``w`` is at most ``x**_w / E[sigma]``, which is
+        what this returns (``x**_w`` itself when ``E[sigma] = 1``).
 
         Parameters
         ----------
@@ -502,7 +509,7 @@ class JIQEquilibrium:
         """
         lam = self.rate_per_server
         z = mg1_workload_sf(lam, self.service, w, step=step)
-        return z / (lam * (1.0 - self.load))
+        return z / (lam * (1.0 - self.load) * self.service.mean)
 
 
 def jiq_equilibrium(rate_per_server: float, service: Any) -> JIQEquilibrium:

@@ -53,6 +53,9 @@ PLATEAU_SCALE = 8.0
 PLATEAU_FLOOR = 64
 """Least ``n_min`` of the plateau heuristic."""
 
+AT_ONE = 1e-9
+"""A load within this of 1 counts as exactly 1 (no stationary regime is claimed there)."""
+
 
 @dataclass(frozen=True)
 class LoynesResult:
@@ -171,7 +174,7 @@ def _plateau_horizon(system: rc.System, input: rc.Input, draws: rc.BackwardDraws
         return float(PLATEAU_FLOOR * 64), "work per customer depends on the state: n_min fixed"
     if system.has_loss:
         return float(PLATEAU_FLOOR * system.servers), "a loss system: n_min = 64 S"
-    if not rho < 1:
+    if not rho < 1 - AT_ONE:
         return math.inf, f"condition (3) fails (load {rho:.4g}): no finite limit"
     mu, v = _drift_and_variance(system, input, draws)
     if not math.isfinite(v):

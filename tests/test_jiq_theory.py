@@ -112,8 +112,10 @@ def test_exponential_closed_forms(lam, mu):
     eq = jiq_equilibrium(lam, D.Exponential(mu))
     w = np.linspace(0.0, 12.0, 49)
     np.testing.assert_allclose(eq.profile(w), lam * np.exp(-mu * w) / mu, rtol=1e-13)
-    # Lemma 4: x** = exp(-(mu - lam) w) / (mu - lam); MATH.md's e^{-(1-lam)w} / (1 - lam) at mu = 1
-    np.testing.assert_allclose(eq.lemma4_bound(w), np.exp(-(mu - lam) * w) / (mu - lam), rtol=1e-13)
+    # Lemma 4: x** = exp(-(mu - lam) w) / (mu - lam), and the bound is x** / E[sigma] = mu x**;
+    # at mu = 1 the theory's e^{-(1-lam)w} / (1 - lam)
+    np.testing.assert_allclose(eq.lemma4_bound(w), mu * np.exp(-(mu - lam) * w) / (mu - lam),
+                               rtol=1e-13)
     if mu == 1.0:
         np.testing.assert_allclose(eq.lemma4_bound(w), np.exp(-(1 - lam) * w) / (1 - lam))
     # the renewal solver reproduces it too
@@ -270,8 +272,9 @@ def test_mg1_shape_and_lemma4_at_zero(key):
     assert np.all(z >= 0.8 * law.equilibrium_sf(w) - 1e-9)
     eq = jiq_equilibrium(lam, law)
     x2 = eq.lemma4_bound(w)
-    assert float(x2[0]) == pytest.approx(law.mean / (1 - 0.8), rel=1e-13)  # mean busy period
-    np.testing.assert_allclose(x2, z / (lam * 0.2), rtol=1e-14)
+    # x**_0 is the mean busy period E[sigma] / (1 - rho); the bound divides it by E[sigma]
+    assert float(x2[0]) == pytest.approx(1 / (1 - 0.8), rel=1e-13)
+    np.testing.assert_allclose(x2, z / (lam * 0.2 * law.mean), rtol=1e-14)
 
 
 def test_lemma4_bound_dominates_equilibrium_profile():
@@ -280,6 +283,11 @@ def test_lemma4_bound_dominates_equilibrium_profile():
         eq = jiq_equilibrium(0.45, law)
         w = np.linspace(0.0, 10.0, 101)
         assert np.all(eq.lemma4_bound(w) >= eq.profile(w))
+    # a mean other than 1: the bound is x** / E[sigma] (x** alone, 0.091 at w = 0.1, lies
+    # below the profile 4 * 0.1 * e^-1 = 0.147 here)
+    eq = jiq_equilibrium(4.0, D.Exponential(10.0))
+    w = np.linspace(0.0, 1.0, 101)
+    assert np.all(eq.lemma4_bound(w) >= eq.profile(w))
 
 
 def test_lemma4_bound_is_time_above_w_per_cycle_by_simulation():

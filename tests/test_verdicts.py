@@ -152,3 +152,63 @@ def test_short_loss_runs_widen_errors_instead_of_warning():
 def test_simulate_refuses_too_large_a_system_before_allocating():
     with pytest.raises(MemoryError, match="servers"):
         rc.simulate(rc.JSW(10**10), rc.Poisson(1.0, E(1.0)), steps=10)
+
+
+# -- the boundary, the growth test's start and the judge ----------------------------------
+def test_a_load_one_off_by_rounding_is_load_one():
+    # 3 * 0.3 / (0.1 + 0.2) is 2.9999999999999996: its load 1 - 1e-16 is not below 1
+    rate = 3 * 0.3 / (0.1 + 0.2)
+    assert rate / 3 < 1
+    rep = ly.check_stability(rc.JSW(3), rc.Poisson(rate, E(1.0)), rng=1)
+    assert rep.verdict == "unstable" and "load exactly 1" in rep.reason
+    res = ly.loynes(rc.JSW(3), rc.Poisson(rate, E(1.0)), 2**8, rng=1)
+    assert not res.stabilised
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_budget_too_small_for_a_high_start_skips_the_growth_test(seed):
+    # stationary mean of LL(2, 1) at load 0.999 is in the hundreds; from the old start of
+    # steps E[tau] / 16 = 8 a run still fills up, and 13 of 600 seeds said UNSTABLE
+    rep = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
+                             rng=seed)
+    assert rep.verdict == "undecided"
+    assert rep.evidence["growth test"].startswith("not run")
+    # steps >= 576 v / (S E[tau])^2 with v = Var sigma + S^2 Var tau = 1 + 4 / 1.998^2
+    v, s_tau = 1 + 4 / 1.998**2, 2 / 1.998
+    assert rep.suggested["steps"] >= 576 * v / s_tau**2
+
+
+def test_the_growth_test_still_runs_and_rejects_when_the_budget_allows():
+    rep = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 1.2, E(1.0)), steps=2**14,
+                             rng=3)
+    assert rep.verdict == "unstable" and rep.decided_by.name == "condition-3-fails"
+    rep = ly.check_stability(rc.JpSW(2, 1), rc.Poisson(1.9, E(1.0)), steps=2**14, rng=3)
+    assert rep.verdict == "unstable" and rep.decided_by.name == "growth", rep
+    start = rep.evidence["growth test start (work per server)"]
+    assert 2**14 / 1.9 / 16 <= start <= 2**14 / 1.9 / 4
+
+
+def test_replications_that_all_agree_decide_nothing():
+    # deterministic periodic input: every replication gives the same growth, se = 0; a run
+    # that grows is no proof of growth without an error to test it against
+    inp = rc.Periodic(sigma=[3.0, 0.0, 0.0], tau=[1.2, 1.2, 1.2], phase=1)
+    rep = ly.check_stability(rc.JpSW(2, 1), inp, rng=1)
+    assert rep.evidence["growth per customer se"] == 0.0
+    assert rep.verdict == "undecided"
+
+
+def test_judge_tests_estimates_and_compares_closed_forms():
+    from loynes.checks import Check
+
+    chk = Check(rc.JSW(1), rc.Poisson(0.5, E(1.0)), 16, 16, 2, 0.05, iter(()), tests=1)
+    assert chk.judge(0.99, 0.0, exact=True) is True
+    assert chk.judge(1 - 1e-12, 0.0, exact=True) is False  # at the boundary
+    assert chk.judge(0.99, 0.0) is None  # an estimate with no error decides nothing
+    assert chk.judge(0.5, math.nan) is None and chk.judge(0.5, math.inf) is None
+    assert chk.judge(0.5, 0.1) is True and chk.judge(1.5, 0.1) is False
+    assert chk.judge(0.9, 0.1) is None
+    # Student's t with few degrees of freedom is wider than the normal quantile
+    assert chk.quantile(3) > chk.quantile(30) > chk.z
+    assert chk.judge(0.75, 0.1) is True and chk.judge(0.75, 0.1, df=2) is None
+    assert chk.judge(0.2, 0.05, above=True) is True
+    assert chk.judge(0.05, 0.05, above=True) is None
