@@ -24,6 +24,7 @@ import numpy as np
 from recursions._rng import RngLike, as_seed_sequence
 from recursions._validate import check_int
 from recursions.systems import System
+from recursions.tables import Record
 
 from ._layout import layout, refines
 
@@ -55,7 +56,7 @@ def _readonly(x: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class Counterexample:
+class Counterexample(Record):
     """A case where ``u ≺ v`` but the image of ``u`` is not ``≺`` the image of ``v``.
 
     Attributes
@@ -113,7 +114,7 @@ class Counterexample:
 
 
 @dataclass(frozen=True, eq=False)
-class MonotonicityReport:
+class MonotonicityReport(Record):
     """Outcome of :func:`check_monotone`.
 
     Attributes
@@ -149,7 +150,7 @@ class MonotonicityReport:
 
 
 @dataclass(frozen=True, eq=False)
-class DominanceReport:
+class DominanceReport(Record):
     """Outcome of :func:`check_dominates`.
 
     Attributes

@@ -78,6 +78,7 @@ from recursions._rng import RngLike, as_seed_sequence, child
 from recursions._validate import check_bool, check_int, check_positive
 from recursions.backward import run_window
 from recursions.estimate import Estimate
+from recursions.tables import Record
 
 from .dominating import ReversedQueue, support_max
 from .ra_walk import RAWalk, ra_known_from
@@ -95,7 +96,7 @@ class CouplingNotReached(RuntimeError):
 
 
 @dataclass(frozen=True)
-class PerfectSample:
+class PerfectSample(Record):
     """Exact stationary draws, what each cost, and the statistics they estimate.
 
     The draws are independent and identically distributed (each from its own seed), so every
@@ -153,6 +154,9 @@ class PerfectSample:
     >>> x.value.shape, bool(x.value[0] >= x.value[1])
     ((2,), True)
     """
+
+    _dict_extra = ("size", "p_wait", "p_loss", "p_all_busy", "mean_wait", "mean_workload",
+                   "busy_fraction")
 
     samples: np.ndarray
     customers_back: np.ndarray

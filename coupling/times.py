@@ -20,6 +20,7 @@ from recursions._validate import check_int
 from recursions.estimate import Estimate
 from recursions.inputs import Input
 from recursions.systems import System
+from recursions.tables import Record
 
 __all__ = ["CouplingTimeResult", "coupling_time"]
 
@@ -27,7 +28,7 @@ _FIRST_CHUNK = 1024
 _MAX_CHUNK = 1 << 16
 
 @dataclass(frozen=True, eq=False)
-class CouplingTimeResult:
+class CouplingTimeResult(Record):
     """Coupling times of two copies driven by the same inputs, one per replication.
 
     Attributes
@@ -58,6 +59,8 @@ class CouplingTimeResult:
     >>> bool(res.quantile(0.5) <= res.quantile(0.9))
     True
     """
+
+    _dict_extra = ("replications",)
 
     system: str
     input: str

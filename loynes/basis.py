@@ -41,13 +41,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from recursions.tables import Record
+
 __all__ = ["KINDS", "Basis"]
 
 KINDS = ("theorem", "certificate", "test", "heuristic", "none")
 
 
 @dataclass(frozen=True)
-class Basis:
+class Basis(Record):
     """What decided an answer, and how far it can be trusted.
 
     Attributes
@@ -69,6 +71,8 @@ class Basis:
     >>> b.controlled, b.kind
     (True, 'test')
     """
+
+    _dict_extra = ("controlled",)
 
     kind: str
     name: str

@@ -17,10 +17,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 import recursions as rc
+from recursions.tables import Rows
 
 from .closed_forms import critical_rate_11
 from .sequence import certificate_level, loynes
@@ -115,7 +117,7 @@ def _wrong(verdict: str, truth: str) -> bool:
 
 
 def verdict_table(cells: Sequence[Cell] = VERDICT_CELLS, seeds: Sequence[int] = range(100),
-                  **options) -> list[dict]:
+                  **options: Any) -> Rows:
     """Run :func:`check_stability` on every cell for every seed.
 
     Parameters
@@ -129,18 +131,21 @@ def verdict_table(cells: Sequence[Cell] = VERDICT_CELLS, seeds: Sequence[int] = 
 
     Returns
     -------
-    list of dict
-        One row per cell: ``cell``, ``truth``, ``checks``, ``stable``, ``unstable``,
-        ``undecided`` (fractions), ``wrong`` (a count), ``decided_by`` (name -> count),
-        ``seconds`` (mean per check), ``wrong_seeds``.
+    recursions.tables.Rows
+        A list of rows, one per cell: ``cell``, ``truth``, ``checks``, ``stable``,
+        ``unstable``, ``undecided`` (fractions), ``wrong`` (a count), ``decided_by`` (name ->
+        count), ``seconds`` (mean per check), ``wrong_seeds``; ``to_pandas()`` and
+        ``to_xarray()`` (over ``cell``) convert it.
 
     Examples
     --------
     >>> rows = verdict_table(VERDICT_CELLS[:1], seeds=[1, 2])
     >>> rows[0]["stable"], rows[0]["wrong"]
     (1.0, 0)
+    >>> float(rows.to_pandas().loc[0, "stable"])
+    1.0
     """
-    rows = []
+    rows = Rows(dims=["cell"])
     for cell in cells:
         counts = {"stable": 0, "unstable": 0, "undecided": 0}
         by: dict[str, int] = {}
@@ -201,7 +206,7 @@ STOPPING_CASES: tuple[StoppingCase, ...] = (
 
 
 def stopping_table(cases: Sequence[StoppingCase] = STOPPING_CASES,
-                   seeds: Sequence[int] = range(100), horizon: int = 2**22) -> list[dict]:
+                   seeds: Sequence[int] = range(100), horizon: int = 2**22) -> Rows:
     """Measure the plateau heuristic's false-stabilisation rate.
 
     For each seed the heuristic (``certify=False``) runs to ``horizon``. Its limit is compared
@@ -219,12 +224,13 @@ def stopping_table(cases: Sequence[StoppingCase] = STOPPING_CASES,
 
     Returns
     -------
-    list of dict
-        One row per case: ``case``, ``runs``, ``stabilised`` (fraction), ``false`` (count of
-        stabilised runs whose limit was wrong), ``reference`` (what the limit was compared
-        with), ``median_horizon``, ``seconds`` (mean per heuristic run).
+    recursions.tables.Rows
+        A list of rows, one per case: ``case``, ``runs``, ``stabilised`` (fraction), ``false``
+        (count of stabilised runs whose limit was wrong), ``reference`` (what the limit was
+        compared with), ``median_horizon``, ``seconds`` (mean per heuristic run);
+        ``to_pandas()`` and ``to_xarray()`` (over ``case``) convert it.
     """
-    rows = []
+    rows = Rows(dims=["case"])
     for case in cases:
         system, inp = case.make()
         stab, false, hs, secs, ref = 0, 0, [], 0.0, "(nothing stabilised)"

@@ -31,6 +31,7 @@ from recursions._rng import RngLike, as_seed_sequence
 from recursions._validate import check_int, check_positive
 from recursions.estimate import Estimate
 from recursions.redundancy import JobClass, Redundancy, _as_classes, class_probs, free_system_work
+from recursions.tables import Record
 
 __all__ = [
     "CriticalRate",
@@ -106,7 +107,7 @@ def _shoot(lam, x0, pi, d, k, ha, hh, h, x, qs):
 
 
 @dataclass(frozen=True)
-class RedundancyFixedPoint:
+class RedundancyFixedPoint(Record):
     """Mean-field fixed point of cancel-on-completion redundancy.
 
     Attributes
@@ -317,7 +318,7 @@ def _lambda_at_load(cls, x0, h, wmax, tol=1e-9):
 
 
 @dataclass(frozen=True)
-class CriticalRate:
+class CriticalRate(Record):
     """Critical arrival rate per server ``lambda-bar`` and its context.
 
     Attributes

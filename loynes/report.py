@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from recursions.tables import Record
+
 from .basis import Basis
 
 __all__ = ["VERDICTS", "Condition", "StabilityReport"]
@@ -16,7 +18,7 @@ VERDICTS = ("stable", "unstable", "undecided")
 
 
 @dataclass(frozen=True)
-class Condition:
+class Condition(Record):
     """One stability condition, evaluated.
 
     Attributes

@@ -19,17 +19,22 @@ import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import recursions as rc
 from recursions._rng import RngLike
 from recursions._validate import check_int
+from recursions.tables import to_pandas, to_xarray
 
 from .closed_forms import critical_rate_3, critical_rate_11
 from .stability import check_stability
 from .sweep import _iter_rows, sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import xarray as xr
 
 __all__ = ["PoissonAtLoad", "StabilityMap", "SystemFamily", "stability_map"]
 
@@ -164,7 +169,7 @@ class StabilityMap:
         Float grid: ``inf`` when a theorem with exact conditions decided, the margin in
         standard errors of a condition checked by a test (``|1 - value| / se``), the t
         statistic of the growth test, NaN when undecided or on error.
-    table : pandas.DataFrame or dict of numpy.ndarray
+    table : recursions.tables.Table or pandas.DataFrame
         The sweep's tidy table (one row per point, with ``decided_by`` (the basis' name),
         ``basis`` (its kind), ``error_level`` (the bound on a wrong verdict), condition values
         and standard errors, growth, ``confidence``, ``reason``, ``error`` (an exception)).
@@ -188,6 +193,62 @@ class StabilityMap:
             lines.append(f"{p!s:>{width}}  " + "".join(MARKS.get(v, "?")
                                                       for v in self.verdicts[i]))
         return "\n".join(lines)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The tidy table (one row per (parameter, load) point) as a ``pandas.DataFrame``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of :attr:`table`.
+
+        Raises
+        ------
+        ImportError
+            When pandas is not installed (``pip install 'queue-recursions[tables]'``).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> m = stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+        ...                   [0.5, 1.2], [1], max_workers=0, progress=False, steps=2**10,
+        ...                   horizon=2**10)
+        >>> m.to_pandas()[["p", "load", "verdict"]].values.tolist()
+        [[1, 0.5, 'stable'], [1, 1.2, 'unstable']]
+        """
+        return to_pandas(self.table)
+
+    def to_xarray(self) -> xr.Dataset:
+        """The map as an ``xarray.Dataset`` over (parameter, load).
+
+        Coordinates :attr:`param_name` and ``load``; variables: every column of :attr:`table`
+        (``verdict``, ``confidence``, condition values ``cond3`` and standard errors
+        ``cond3_se``, ``growth`` and ``growth_se``, ...) and each boundary, as
+        ``boundary (3)`` over the parameter.
+
+        Returns
+        -------
+        xarray.Dataset
+
+        Raises
+        ------
+        ImportError
+            When pandas or xarray is not installed (``pip install 'queue-recursions[tables]'``).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> m = stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+        ...                   [0.5, 1.2], [0, 1], max_workers=0, progress=False, steps=2**10,
+        ...                   horizon=2**10)
+        >>> ds = m.to_xarray()
+        >>> ds["verdict"].sel(p=1, load=1.2).item(), round(float(ds["boundary (11)"].sel(p=1)), 3)
+        ('unstable', 0.809)
+        """
+        ds = to_xarray(self.table, [self.param_name, "load"])
+        for name, crit in self.boundaries.items():
+            ds[f"boundary {name}"] = ((self.param_name,), np.asarray(crit, dtype=float))
+        return ds
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`table` to ``path`` as CSV (one row per point, a header line)."""
@@ -285,7 +346,7 @@ def stability_map(
     alpha: float = 1e-3,
     max_workers: int | None = None,
     progress: bool = True,
-    table: str = "auto",
+    table: str = "dict",
 ) -> StabilityMap:
     """Run :func:`~loynes.stability.check_stability` over every (load, parameter) pair.
 

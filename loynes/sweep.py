@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 import itertools
-import math
 import numbers
 import os
 import pickle
@@ -49,6 +48,8 @@ import numpy as np
 
 from recursions._rng import RngLike, as_seed_sequence
 from recursions._validate import check_bool, check_int
+from recursions.estimate import Estimate
+from recursions.tables import EXTRA, Table, column
 
 __all__ = ["NOT_RUN", "as_table", "sweep"]
 
@@ -56,7 +57,7 @@ NOT_RUN = "not run: the sweep was interrupted"
 """The ``error`` text of rows whose task had not finished when the sweep was interrupted."""
 
 RESERVED = ("rng", "replication", "error")
-TABLES = ("auto", "dict", "pandas")
+TABLES = ("dict", "auto", "pandas")
 
 Grid = Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]
 
@@ -185,12 +186,19 @@ def _name(func: Any) -> str:
 
 
 def _normalise(out: Any) -> dict[str, Any]:
+    if isinstance(out, Estimate):  # a scalar Estimate: columns value and se
+        return {"value": _check_value(_scalar(out.value), "value"),
+                "se": _check_value(_scalar(out.se), "se")}
     if isinstance(out, Mapping):
         res = {}
         for k, v in out.items():
             if not isinstance(k, str):
                 raise TypeError(f"func returned a dict with a non-str key {k!r}")
-            res[k] = _check_value(_scalar(v), k)
+            if isinstance(v, Estimate):  # columns k and k_se
+                res[k] = _check_value(_scalar(v.value), k)
+                res[f"{k}_se"] = _check_value(_scalar(v.se), f"{k}_se")
+            else:
+                res[k] = _check_value(_scalar(v), k)
         return res
     return {"value": _check_value(_scalar(out), "value")}
 
@@ -245,38 +253,25 @@ def _dumps(obj: Any) -> bytes:
 # -- tables -------------------------------------------------------------------------------
 
 
-def _column(values: list[Any]) -> np.ndarray:
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, (bool, np.bool_)) for v in present):
-        if len(present) == len(values):
-            return np.array(values, dtype=bool)
-        return np.array(values, dtype=object)
-    if present and all(isinstance(v, numbers.Integral) for v in present) \
-            and len(present) == len(values):
-        return np.array(values, dtype=np.int64)
-    if present and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                       for v in present):
-        return np.array([math.nan if v is None else float(v) for v in values], dtype=float)
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
-
-
-def as_table(columns: Mapping[str, Sequence[Any]], table: str = "auto") -> Any:
-    """A column dict as a pandas DataFrame or as a dict of numpy arrays.
+def as_table(columns: Mapping[str, Sequence[Any]], table: str = "dict", *,
+             dims: Sequence[str] = ()) -> Any:
+    """A column dict as a :class:`~recursions.tables.Table` or a pandas DataFrame.
 
     Parameters
     ----------
     columns : dict of sequences
         Equal-length columns, in order.
-    table : {"auto", "dict", "pandas"}, default "auto"
-        ``"auto"``: a DataFrame when pandas is importable, else a dict of numpy arrays.
-        Numeric columns with missing values (rows that failed) hold NaN; other columns hold
-        ``None`` there.
+    table : {"dict", "auto", "pandas"}, default "dict"
+        ``"dict"``: a :class:`~recursions.tables.Table`, a dict of numpy arrays with
+        ``to_pandas()`` and ``to_xarray()``. ``"pandas"``: a DataFrame. ``"auto"``: a DataFrame
+        when pandas is importable, else a Table. Numeric columns with missing values (rows that
+        failed) hold NaN; other columns hold ``None`` there.
+    dims : sequence of str, optional
+        The parameter columns (the coordinates of ``Table.to_xarray()``).
 
     Returns
     -------
-    pandas.DataFrame or dict of numpy.ndarray
+    recursions.tables.Table or pandas.DataFrame
 
     Raises
     ------
@@ -296,16 +291,16 @@ def as_table(columns: Mapping[str, Sequence[Any]], table: str = "auto") -> Any:
     lengths = {len(v) for v in columns.values()}
     if len(lengths) > 1:
         raise ValueError(f"columns must have equal lengths, got {sorted(lengths)}")
-    arrays = {k: _column(list(v)) for k, v in columns.items()}
+    arrays = Table({k: column(list(v)) for k, v in columns.items()}, dims=dims)
     if table == "dict":
         return arrays
     try:
         import pandas as pd
     except ImportError:
         if table == "pandas":
-            raise ImportError("table='pandas' needs pandas: pip install pandas") from None
+            raise ImportError(f"table='pandas' needs pandas: {EXTRA}") from None
         return arrays
-    return pd.DataFrame(arrays)
+    return pd.DataFrame(dict(arrays))
 
 
 def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
@@ -332,7 +327,8 @@ def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
             for key in keys:
                 cols[out_name[key]].append(None if vals is None else vals.get(key))
             cols["error"].append(err)
-    return as_table(cols, table)
+    dims = names if replications == 1 else [*names, "replication"]
+    return as_table(cols, table, dims=dims)
 
 
 # -- progress -----------------------------------------------------------------------------
@@ -502,7 +498,7 @@ def sweep(
     progress: bool = True,
     replications: int = 1,
     max_workers: int | None = None,
-    table: str = "auto",
+    table: str = "dict",
 ) -> Any:
     """Evaluate ``func(**point, rng=seed)`` over a grid; return a tidy table in grid order.
 
@@ -510,7 +506,9 @@ def sweep(
     ----------
     func : callable
         Called as ``func(**point, rng=seed)`` with ``seed`` a ``numpy.random.SeedSequence``;
-        returns a dict of scalars (one column each) or a scalar (column ``value``).
+        returns a dict of scalars (one column each) or a scalar (column ``value``). A scalar
+        :class:`~recursions.Estimate` gives two columns: ``name`` and ``name_se`` (returned
+        alone: ``value`` and ``se``).
     grid : dict of sequences, or sequence of dicts
         ``{name: values}`` (the Cartesian product, the first name varying slowest) or a list
         of points ``[{name: value}, ...]``.
@@ -526,17 +524,20 @@ def sweep(
         Local worker processes (default: the machine's cores, at most the number of tasks);
         ``0`` runs every task in this process, with no pool (no ``__main__`` guard needed).
         Ignored with ``client``.
-    table : {"auto", "dict", "pandas"}, default "auto"
+    table : {"dict", "auto", "pandas"}, default "dict"
         See :func:`as_table`.
 
     Returns
     -------
-    pandas.DataFrame or dict of numpy.ndarray
-        Columns: the grid's names, ``replication``, the values ``func`` returned (a name that
-        clashes with a parameter gets the suffix ``_out``), ``error`` (``None``, or the
-        exception's text when the task raised; the other tasks still run). On Ctrl-C
-        (``KeyboardInterrupt``) the sweep stops, does not raise, and returns every row: those
-        not finished have missing values and ``error == NOT_RUN``.
+    recursions.tables.Table or pandas.DataFrame
+        A :class:`~recursions.tables.Table` (a dict of numpy arrays; ``to_pandas()``, and
+        ``to_xarray()`` with the grid's names, and ``replication`` when ``replications > 1``,
+        as coordinates) unless ``table`` asks for a DataFrame. Columns: the grid's names,
+        ``replication``, the values ``func`` returned (a name that clashes with a parameter
+        gets the suffix ``_out``), ``error`` (``None``, or the exception's text when the task
+        raised; the other tasks still run). On Ctrl-C (``KeyboardInterrupt``) the sweep stops,
+        does not raise, and returns every row: those not finished have missing values and
+        ``error == NOT_RUN``.
 
     Raises
     ------
@@ -555,10 +556,11 @@ def sweep(
     >>> import numpy as np
     >>> def f(a, b, rng):
     ...     return {"s": a + b, "u": np.random.default_rng(rng).random() < 2}
-    >>> t = sweep(f, {"a": [1, 2], "b": [10, 20]}, max_workers=0, progress=False,
-    ...           table="dict")
-    >>> t["s"].tolist(), t["error"].tolist()
-    ([11, 21, 12, 22], [None, None, None, None])
+    >>> t = sweep(f, {"a": [1, 2], "b": [10, 20]}, max_workers=0, progress=False)
+    >>> t["s"].tolist(), t["error"].tolist(), t.dims
+    ([11, 21, 12, 22], [None, None, None, None], ('a', 'b'))
+    >>> t.to_xarray()["s"].sel(a=2, b=10).item()
+    12
     """
     if not callable(func):
         raise TypeError(f"func must be callable, got {type(func).__name__}")

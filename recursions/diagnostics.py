@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tables import Record
+
 __all__ = ["BatchCheck", "SimulationWarning", "batch_check", "load_warning"]
 
 TREND_Z = 5.0
@@ -105,7 +107,7 @@ def load_warning(system_repr: str, rho: float) -> str | None:
 
 
 @dataclass(frozen=True)
-class BatchCheck:
+class BatchCheck(Record):
     """Drift statistics of the batch means of one quantity (see :func:`batch_check`).
 
     Attributes
@@ -126,6 +128,8 @@ class BatchCheck:
     lag1_limit : float
         Level above which ``lag1`` is flagged: ``max(-1/K + 4 / sqrt(K R), 0.3)``.
     """
+
+    _dict_extra = ("trend", "correlated")
 
     quantity: str
     batches: int

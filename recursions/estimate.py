@@ -15,13 +15,15 @@ __all__ = ["Estimate", "ratio_estimate"]
 class Estimate:
     """A point estimate with its standard error.
 
-    ``float(e)`` is ``e.value``; ``e.ci()`` a normal confidence interval.
+    ``float(e)`` is ``e.value``; ``e.ci(level)`` a normal confidence interval at ``level``;
+    ``print(e)`` shows ``value ± se`` (elementwise for arrays); ``e.to_dict()`` is
+    ``{"value": ..., "se": ...}``.
 
     Parameters
     ----------
-    value : float
-        The estimate.
-    se : float
+    value : float or numpy.ndarray
+        The estimate (an array for a profile or a tail at several levels).
+    se : float or numpy.ndarray
         Its standard error (batch means); ``nan`` when it cannot be computed.
 
     Examples
@@ -37,7 +39,7 @@ class Estimate:
     def __float__(self) -> float:
         return float(self.value)
 
-    def ci(self, level: float = 0.95) -> tuple[float, float]:
+    def ci(self, level: float = 0.95) -> tuple[Any, Any]:
         """Normal confidence interval ``value -/+ z se``, rounded to 4 significant digits.
 
         Parameters
@@ -47,7 +49,18 @@ class Estimate:
 
         Returns
         -------
-        tuple of float
+        tuple of float, or of numpy.ndarray
+            ``(lower, upper)``; for an array estimate, two arrays of its shape. ``nan`` where
+            the standard error is ``nan``.
+
+        Examples
+        --------
+        >>> Estimate(0.5, 0.01).ci(0.99)
+        (0.4742, 0.5258)
+        >>> import numpy as np
+        >>> lo, hi = Estimate(np.array([1.0, 2.0]), np.array([0.1, 0.2])).ci(0.9)
+        >>> lo.tolist(), hi.tolist()
+        ([0.8355, 1.671], [1.164, 2.329])
         """
         from scipy.stats import norm
 
@@ -56,7 +69,23 @@ class Estimate:
         level = check_real(level, "level", 0.0, 1.0, open_lo=True, open_hi=True)
         z = float(norm.ppf(0.5 + level / 2))
         lo, hi = self.value - z * self.se, self.value + z * self.se
-        return (_sig(lo), _sig(hi))
+        if isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray):
+            sig = np.vectorize(_sig, otypes=[np.float64])
+            return (sig(lo), sig(hi))
+        return (_sig(float(lo)), _sig(float(hi)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"value": ..., "se": ...}``: Python floats, or numpy arrays for an array estimate.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> Estimate(np.float64(0.5), np.float64(0.01)).to_dict()
+        {'value': 0.5, 'se': 0.01}
+        """
+        from .tables import plain
+
+        return {"value": plain(self.value), "se": plain(self.se)}
 
     def __format__(self, spec: str) -> str:
         """``value ± se`` with ``spec`` (default ``.4g``) for each; arrays elementwise.

@@ -9,12 +9,13 @@ import numpy as np
 
 from . import diagnostics as dg
 from .estimate import Estimate, ratio_estimate
+from .tables import Record
 
 __all__ = ["SimulationResult"]
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(Record):
     """Statistics of a forward simulation, seen by arriving customers.
 
     Attributes
