@@ -11,8 +11,8 @@ import numpy as np
 from ._jit import jit
 
 __all__ = ["ALL_BUSY", "ARRIVALS", "BUSY", "JOINED", "LOST", "LOST_WORK", "N_STATS", "SAMPLED",
-           "WAITED", "WAIT_SUM", "WORK", "empty_path", "level_bin", "profile_counts",
-           "uniform_step"]
+           "WAITED", "WAIT_SUM", "WORK", "batch_start", "empty_path", "level_bin", "load_batch",
+           "profile_counts", "store_batch", "uniform_step"]
 
 # columns of the per-batch accumulator
 ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BUSY = range(10)
@@ -46,6 +46,26 @@ def level_bin(grid, h, x):
     while j < ng and grid[j] < x:
         j += 1
     return j
+
+
+@jit
+def load_batch(acc, b, c):
+    """Copy the batch row ``acc[b]`` into the running sums ``c``."""
+    for j in range(c.size):
+        c[j] = acc[b, j]
+
+
+@jit
+def store_batch(acc, b, c):
+    """Write the running sums ``c`` back to ``acc[b]``."""
+    for j in range(c.size):
+        acc[b, j] = c[j]
+
+
+@jit
+def batch_start(b, total, nbatch):
+    """First measured index of batch ``b``."""
+    return -((-b * total) // nbatch)
 
 
 def profile_counts(hist: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from . import _stats as eng
 from . import maps
 from ._jit import jit
 from .codes import HeapPolicy
+from .dists.kernel import draw_one
 
 JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
@@ -99,80 +100,146 @@ def redundancy_event(params, E, heap, pos, t, u):
     return resp
 
 
+@jit
+def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, scode, spar, gt,
+               tcode, tpar, gu, m, draw, nk, collect, horizon, total, nbatch, by_time, grid, h,
+               every, acc, hist, rebase):
+    """One replication through ``nk`` arrivals; returns its ``(clock, elapsed, measured)``.
+
+    With ``draw`` the service and interarrival times are drawn here (``draw_one`` on ``gs``
+    and ``gt``) and the ``m`` routing uniforms from ``gu``, customer after customer (the
+    numbers of the blocks ``law.sample(gs, nk)``, ``law.sample(gt, nk)``, ``gu.random((nk,
+    m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc`` and ``hist`` are
+    this replication's rows. The per-batch sums are kept in registers and written back when a
+    batch ends (the same additions in the same order as one per arrival).
+    """
+    n = e.size
+    found_hist = hist.shape[1] >= 2 * (grid.size + 1)
+    c = np.zeros(acc.shape[1])
+    u = np.empty(max(m, 1))
+    b = 0
+    next_start = 0
+    if collect:
+        if by_time:
+            b = min(int(elapsed * nbatch / horizon), nbatch - 1)
+        else:
+            b = min((idx * nbatch) // total, nbatch - 1)
+            next_start = eng.batch_start(b + 1, total, nbatch)
+        eng.load_batch(acc, b, c)
+    for k in range(nk):
+        if by_time and elapsed >= horizon:
+            break
+        if draw:
+            sigma = draw_one(scode, spar, gs)
+            ta = draw_one(tcode, tpar, gt)
+            for j in range(m):
+                u[j] = gu.random()
+            uk = u
+        else:
+            sigma = sig[k]
+            ta = tau[k]
+            uk = U[k]
+        if collect:
+            nb = b
+            if by_time:
+                nb = min(int(elapsed * nbatch / horizon), nbatch - 1)
+            elif idx >= next_start and b < nbatch - 1:
+                nb = b + 1
+                next_start = eng.batch_start(nb + 1, total, nbatch)
+            if nb != b:
+                eng.store_batch(acc, b, c)
+                b = nb
+                eng.load_batch(acc, b, c)
+            if e[hp[0]] > t:
+                c[eng.ALL_BUSY] += 1.0
+            if idx % every == 0:
+                c[eng.SAMPLED] += 1.0
+                tot = 0.0
+                busy = 0
+                for i in range(n):
+                    x = e[i] - t
+                    if x > 0.0:
+                        tot += x
+                        busy += 1
+                        hist[b, eng.level_bin(grid, h, x)] += 1.0
+                c[eng.WORK] += tot
+                c[eng.BUSY] += busy
+        if policy == JSW:
+            j = hp[0]
+        elif policy == JIQ:
+            j = hp[0]
+            if e[j] > t:
+                j = min(int(uk[0] * n), n - 1)
+        elif policy == RANDOM:
+            j = min(int(uk[0] * n), n - 1)
+        elif policy == LEAST_OF_D:
+            j = floyd_min(e, uk, d, n)
+        else:
+            j = -1
+        if j >= 0:
+            found = e[j] - t
+            if found < 0.0:
+                found = 0.0
+            e[j] = t + found + sigma
+            sift_down(e, hp, ps, ps[j])
+        else:
+            found = redundancy_event(params, e, hp, ps, t, uk)
+        if collect:
+            c[eng.ARRIVALS] += 1.0
+            c[eng.JOINED] += 1.0
+            if found > 0.0:
+                c[eng.WAITED] += 1.0
+                c[eng.WAIT_SUM] += found
+            if found_hist:
+                hist[b, grid.size + 1 + eng.level_bin(grid, h, found)] += 1.0
+            idx += 1
+        t += ta
+        elapsed += ta
+        if t > rebase:  # re-base the clock
+            for i in range(n):
+                e[i] -= t
+            t = 0.0
+    if collect:
+        eng.store_batch(acc, b, c)
+    return t, elapsed, idx
+
+
 @jit(parallel=True)
 def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau, U, collect,
-                   horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase):
-    """Advance every replication through the chunk's arrivals (see the module docstring).
+                   horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase, gen):
+    """Advance every replication through the chunk's pre-drawn arrivals (module docstring).
 
     ``idx[r]`` counts measured arrivals; in time mode (``by_time``) replication ``r`` stops once
-    ``elapsed[r] >= horizon`` and batches follow elapsed time, else arrival counts.
+    ``elapsed[r] >= horizon`` and batches follow elapsed time, else arrival counts. ``gen`` is
+    any :class:`numpy.random.Generator`, a stand-in that nothing is drawn from.
     """
-    nrep, n = E.shape
+    nrep = E.shape[0]
     nk = sig.shape[1]
+    none = np.zeros(1)
     for r in numba.prange(nrep):
-        e = E[r]
-        hp = heap[r]
-        ps = pos[r]
-        t = tnow[r]
-        for k in range(nk):
-            if by_time and elapsed[r] >= horizon:
-                break
-            b = 0
-            if collect:
-                if by_time:
-                    b = min(int(elapsed[r] * nbatch / horizon), nbatch - 1)
-                else:
-                    b = min((idx[r] * nbatch) // total, nbatch - 1)
-                if e[hp[0]] > t:
-                    acc[r, b, eng.ALL_BUSY] += 1.0
-                if idx[r] % every == 0:
-                    acc[r, b, eng.SAMPLED] += 1.0
-                    tot = 0.0
-                    busy = 0
-                    for i in range(n):
-                        x = e[i] - t
-                        if x > 0.0:
-                            tot += x
-                            busy += 1
-                            hist[r, b, eng.level_bin(grid, h, x)] += 1.0
-                    acc[r, b, eng.WORK] += tot
-                    acc[r, b, eng.BUSY] += busy
-            if policy == JSW:
-                j = hp[0]
-            elif policy == JIQ:
-                j = hp[0]
-                if e[j] > t:
-                    j = min(int(U[r, k, 0] * n), n - 1)
-            elif policy == RANDOM:
-                j = min(int(U[r, k, 0] * n), n - 1)
-            elif policy == LEAST_OF_D:
-                j = floyd_min(e, U[r, k], d, n)
-            else:
-                j = -1
-            if j >= 0:
-                found = e[j] - t
-                if found < 0.0:
-                    found = 0.0
-                e[j] = t + found + sig[r, k]
-                sift_down(e, hp, ps, ps[j])
-            else:
-                found = redundancy_event(params, e, hp, ps, t, U[r, k])
-            if collect:
-                acc[r, b, eng.ARRIVALS] += 1.0
-                acc[r, b, eng.JOINED] += 1.0
-                if found > 0.0:
-                    acc[r, b, eng.WAITED] += 1.0
-                    acc[r, b, eng.WAIT_SUM] += found
-                if hist.shape[2] >= 2 * (grid.size + 1):
-                    hist[r, b, grid.size + 1 + eng.level_bin(grid, h, found)] += 1.0
-                idx[r] += 1
-            t += tau[r, k]
-            elapsed[r] += tau[r, k]
-            if t > rebase:  # re-base the clock
-                for i in range(n):
-                    e[i] -= t
-                t = 0.0
-        tnow[r] = t
+        tnow[r], elapsed[r], idx[r] = heap_steps(
+            policy, d, params, E[r], heap[r], pos[r], tnow[r], elapsed[r], idx[r], sig[r],
+            tau[r], U[r], gen, 0, none, gen, 0, none, gen, 0, False, nk, collect, horizon,
+            total, nbatch, by_time, grid, h, every, acc[r], hist[r], rebase)
+
+
+@jit
+def run_heap_draws(policy, d, params, e, hp, ps, state, gs, scode, spar, gt, tcode, tpar, gu,
+                   m, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc, hist,
+                   rebase):
+    """One replication through ``nk`` arrivals drawn inside the loop (see :func:`heap_steps`).
+
+    ``state`` is ``[clock, elapsed, measured arrivals]``, updated. Runs without the GIL, so
+    replications can run in threads.
+    """
+    empty = np.zeros(0)
+    t, el, i = heap_steps(policy, d, params, e, hp, ps, state[0], state[1], int(state[2]),
+                          empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,
+                          gu, m, True, nk, collect, horizon, total, nbatch, by_time, grid, h,
+                          every, acc, hist, rebase)
+    state[0] = t
+    state[1] = el
+    state[2] = i
 
 
 def policy_of(system) -> tuple[int, int]:

@@ -167,6 +167,15 @@ class ForwardStream:
                       forward_generator(seed, 2))
         self._carry = inp._start(forward_generator(seed, 3))
 
+    @property
+    def generators(self) -> tuple[np.random.Generator, ...]:
+        """The stream's generators (service, interarrival, environment), shared, not copied.
+
+        A renewal input draws ``sigma`` from the first and ``tau`` from the second, so a
+        kernel drawing from them one customer at a time continues this very stream.
+        """
+        return self._gens
+
     def next(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Return the next ``n`` (sigma, tau) pairs as two float64 arrays.
 

@@ -42,9 +42,15 @@ __all__ = ["LOST", "envelope", "floyd_ranks", "jiq", "jpsw", "jsw", "least_of_d"
 
 
 @jit
+def jsw_join(w, sigma, u, params):
+    """The join of :func:`jsw`: ``R(w + sigma e_1)`` (no drain)."""
+    return add_at_rank(w, 0, w.size, 0, sigma)
+
+
+@jit
 def jsw(w, sigma, tau, u, params):
     """Kiefer-Wolfowitz map ``G(w) = R[(w + sigma e_1 - tau 1)^+]``, FCFS G/G/S."""
-    found = add_at_rank(w, 0, w.size, 0, sigma)
+    found = jsw_join(w, sigma, u, params)
     drain(w, tau)
     return found
 
@@ -55,45 +61,75 @@ def jpsw(w, sigma, tau, u, params):
 
     ``params[0] = p``.
     """
-    r = 0 if w[0] == 0.0 else int(params[0])
-    found = add_at_rank(w, 0, w.size, r, sigma)
+    found = jpsw_join(w, sigma, u, params)
     drain(w, tau)
     return found
+
+
+@jit
+def jpsw_join(w, sigma, u, params):
+    """The join of :func:`jpsw` (no drain)."""
+    r = 0 if w[0] == 0.0 else int(params[0])
+    return add_at_rank(w, 0, w.size, r, sigma)
 
 
 @jit
 def loss(w, sigma, tau, u, params):
     """Loss system ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]``; lost when all busy."""
-    found = LOST
-    if w[0] == 0.0:
-        found = add_at_rank(w, 0, w.size, 0, sigma)
+    found = loss_join(w, sigma, u, params)
     drain(w, tau)
     return found
+
+
+@jit
+def loss_join(w, sigma, u, params):
+    """The join of :func:`loss` (no drain)."""
+    if w[0] == 0.0:
+        return add_at_rank(w, 0, w.size, 0, sigma)
+    return LOST
 
 
 @jit
 def random_routing(w, sigma, tau, u, params):
     """Join a uniformly random server (rank ``floor(u[0] S)`` of the sorted vector)."""
-    found = add_at_rank(w, 0, w.size, random_rank(u[0], w.size), sigma)
+    found = random_routing_join(w, sigma, u, params)
     drain(w, tau)
     return found
+
+
+@jit
+def random_routing_join(w, sigma, u, params):
+    """The join of :func:`random_routing` (no drain)."""
+    return add_at_rank(w, 0, w.size, random_rank(u[0], w.size), sigma)
 
 
 @jit
 def jiq(w, sigma, tau, u, params):
     """Join-Idle-Queue: an idle server if any, else a uniformly random one (``u[0]``)."""
-    r = 0 if w[0] == 0.0 else random_rank(u[0], w.size)
-    found = add_at_rank(w, 0, w.size, r, sigma)
+    found = jiq_join(w, sigma, u, params)
     drain(w, tau)
     return found
 
 
 @jit
+def jiq_join(w, sigma, u, params):
+    """The join of :func:`jiq` (no drain)."""
+    r = 0 if w[0] == 0.0 else random_rank(u[0], w.size)
+    return add_at_rank(w, 0, w.size, r, sigma)
+
+
+@jit
 def least_of_d(w, sigma, tau, u, params):
     """LL(d): the least workload among ``d = params[0]`` servers sampled without replacement."""
-    found = add_at_rank(w, 0, w.size, least_of_d_rank(u[0], int(params[0]), w.size), sigma)
+    found = least_of_d_join(w, sigma, u, params)
     drain(w, tau)
     return found
+
+
+@jit
+def least_of_d_join(w, sigma, u, params):
+    """The join of :func:`least_of_d` (no drain)."""
+    return add_at_rank(w, 0, w.size, least_of_d_rank(u[0], int(params[0]), w.size), sigma)
 
 
 @jit
@@ -169,14 +205,18 @@ def split(w, sigma, tau, u, params):
     JSW block (it is the exogenous routing variable of MATH.md §2), and for a fixed loss
     block the map is monotone in the JSW block.
     """
-    s = w.size
-    p = int(params[0])
-    if p > 0 and w[0] == 0.0:
-        found = add_at_rank(w, 0, p, 0, sigma)
-    else:
-        found = add_at_rank(w, p, s, p, sigma)
+    found = split_join(w, sigma, u, params)
     drain(w, tau)
     return found
+
+
+@jit
+def split_join(w, sigma, u, params):
+    """The join of :func:`split` (no drain)."""
+    p = int(params[0])
+    if p > 0 and w[0] == 0.0:
+        return add_at_rank(w, 0, p, 0, sigma)
+    return add_at_rank(w, p, w.size, p, sigma)
 
 
 @jit
@@ -225,3 +265,20 @@ def redundancy(w, sigma, tau, u, params):
                 w[i] = frame
     drain(w, tau)
     return t
+
+
+DRAIN_LAST = {
+    jsw: jsw_join,
+    jpsw: jpsw_join,
+    loss: loss_join,
+    random_routing: random_routing_join,
+    jiq: jiq_join,
+    least_of_d: least_of_d_join,
+    split: split_join,
+}
+"""Kernels that are a join followed by ``drain(w, tau)``, with their join ``(w, sigma, u, params)``.
+
+For these the drivers run the join and do the drain themselves, adding the statistics of the
+drained vector in the same pass (:mod:`recursions._engine`); ``kernel(w, sigma, tau, u,
+params)`` is ``join`` then ``drain`` exactly, so the numbers are those of the kernel.
+"""

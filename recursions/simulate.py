@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numba
 import numpy as np
 
 from . import _stats as eng
@@ -12,8 +13,9 @@ from . import diagnostics as dg
 from ._memory import require_memory
 from ._rng import RngLike, as_seed_sequence, child, forward_generator
 from ._validate import check_int, check_positive
+from .codes import LawCode
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input
+from .inputs import Input, Renewal
 from .result import SimulationResult
 from .systems import System
 from .zerowait import simulate_queues
@@ -210,6 +212,11 @@ def simulate(
     streams = [input.forward(child(sd, 0)) for sd in seeds]
     gens = [forward_generator(sd, 1) for sd in seeds]
     m = hp.uniforms_for(policy, d) if use_heap else system.uniforms
+    laws = _kernel_laws(input)
+    in_kernel = laws is not None and (
+        policy != hp.REDUNDANCY if use_heap
+        else type(system).innovations is System.innovations)
+    scode, spar, tcode, tpar = laws if laws is not None else (0, None, 0, None)
 
     def draw(c: int):
         sig = np.empty((nrep, c))
@@ -248,12 +255,54 @@ def simulate(
             hp.run_heap_chunk(policy, d, system.params, W, heap, pos, tnow, elapsed, idx, sig,
                               tau, U, collect, float(time) if time is not None else 0.0,
                               steps if steps is not None else 1, batches, time is not None, g,
-                              eng.uniform_step(g), every, acc, hist, hp.REBASE)
+                              eng.uniform_step(g), every, acc, hist, hp.REBASE, gens[0])
         else:
             drivers.run_chunk(params, W, sig, tau, U, collect, state["t0"], steps,
                               batches, g, eng.uniform_step(g), every, acc, hist, path)
             if collect:
                 state["t0"] += sig.shape[1]
+
+    def run_rep(r: int, c: int, collect: bool, t0: int) -> None:
+        """Replication ``r`` through ``c`` arrivals drawn inside the kernel (nogil)."""
+        g, hist = state["g"], state["hist"]
+        gs, gt = streams[r].generators[:2]
+        if use_heap:
+            hs = np.array([tnow[r], elapsed[r], float(idx[r])])
+            hp.run_heap_draws(policy, d, system.params, W[r], heap[r], pos[r], hs, gs,
+                              scode, spar, gt, tcode, tpar, gens[r], m, c, collect,
+                              float(time) if time is not None else 0.0,
+                              steps if steps is not None else 1, batches, time is not None,
+                              g, eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
+            tnow[r], elapsed[r], idx[r] = hs[0], hs[1], int(hs[2])
+        else:
+            drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m, c,
+                              collect, t0, steps, batches, g, eng.uniform_step(g), every,
+                              acc[r], hist[r], path[r] if record else np.zeros((0, 0)))
+
+    def in_kernel_phase(collect: bool) -> None:
+        """Warm-up (or the measured run) of every replication, each in one thread task."""
+        def one(r: int) -> None:
+            t0 = 0
+            if not collect:
+                for c in sizes:
+                    run_rep(r, c, False, 0)
+                    if bar is not None and r == 0:
+                        bar.update(c)
+                return
+            while not (elapsed[r] >= time if time is not None else t0 >= steps):
+                c = chunk if steps is None else min(chunk, steps - t0)
+                run_rep(r, c, True, t0)
+                t0 += c
+                if bar is not None and r == 0:
+                    bar.update(c)
+
+        workers = min(nrep, max(1, numba.get_num_threads()))
+        if workers == 1:
+            for r in range(nrep):
+                one(r)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as ex:
+                list(ex.map(one, range(nrep)))
 
     def current_max() -> float:
         return float((W - tnow[:, None]).max()) if use_heap else float(W.max())
@@ -269,31 +318,40 @@ def simulate(
     def next_size(done: int) -> int:
         return chunk if steps is None else min(chunk, steps - done)
 
-    # draws for the next chunk are made in a helper thread while the kernel (which releases
-    # the GIL) runs the current one; one producer keeps every stream's order fixed
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        first = sizes[0] if sizes else next_size(0)
-        nxt = pool.submit(draw, first)
-        for i, c in enumerate(sizes):
-            sig, tau, U = nxt.result()
-            nxt = pool.submit(draw, sizes[i + 1] if i + 1 < len(sizes) else next_size(0))
-            run(sig, tau, U, False)
-            if bar is not None:
-                bar.update(c)
+    if in_kernel:
+        # built-in laws: drawn inside the kernel from the streams' own generators, customer
+        # after customer (the very numbers of the blocks below); replications in threads
+        in_kernel_phase(False)
         if use_heap:
             elapsed[:] = 0.0
         fix_grid(current_max())
-        done = 0
-        while not measuring_done(done):
-            sig, tau, U = nxt.result()
-            c = sig.shape[1]
-            done += c
-            if not measuring_done(done) or time is not None:
-                nxt = pool.submit(draw, next_size(done) or chunk)
-            run(sig, tau, U, True)
-            if bar is not None:
-                bar.update(c)
-        nxt.cancel()
+        in_kernel_phase(True)
+    else:
+        # draws for the next chunk are made in a helper thread while the kernel (which releases
+        # the GIL) runs the current one; one producer keeps every stream's order fixed
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            first = sizes[0] if sizes else next_size(0)
+            nxt = pool.submit(draw, first)
+            for i, c in enumerate(sizes):
+                sig, tau, U = nxt.result()
+                nxt = pool.submit(draw, sizes[i + 1] if i + 1 < len(sizes) else next_size(0))
+                run(sig, tau, U, False)
+                if bar is not None:
+                    bar.update(c)
+            if use_heap:
+                elapsed[:] = 0.0
+            fix_grid(current_max())
+            done = 0
+            while not measuring_done(done):
+                sig, tau, U = nxt.result()
+                c = sig.shape[1]
+                done += c
+                if not measuring_done(done) or time is not None:
+                    nxt = pool.submit(draw, next_size(done) or chunk)
+                run(sig, tau, U, True)
+                if bar is not None:
+                    bar.update(c)
+            nxt.cancel()
     if bar is not None:
         bar.close()
     if use_heap:
@@ -344,6 +402,30 @@ def simulate(
     if reference is not None:
         result = _with_sup_error(result, reference)
     return result
+
+
+# laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``
+_BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
+
+
+def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None:
+    """``(service code, params, interarrival code, params)`` to draw inside the kernels.
+
+    For a renewal input (``Renewal``, ``Poisson`` and their arrivals-only forms) whose two laws
+    have an in-kernel sampler drawing element by element (:mod:`recursions.dists.kernel`), so
+    the kernel sees the very numbers of the block draws; ``None`` otherwise (the input is
+    drawn in blocks outside: modulated and periodic inputs, scipy laws, HyperExponential and
+    Coxian).
+    """
+    if not isinstance(input, Renewal) or type(input)._forward is not Renewal._forward:
+        return None
+    out = []
+    for law in (input.service, input.interarrival):
+        ks = law.kernel_sampler()
+        if ks is None or int(ks[0]) in _BLOCKWISE:
+            return None
+        out += [int(ks[0]), np.ascontiguousarray(ks[1], dtype=np.float64)]
+    return out[0], out[1], out[2], out[3]
 
 
 def _condition3_load(system: System, input: Input) -> float | None:
