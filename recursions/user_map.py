@@ -86,12 +86,21 @@ class Map(System):
         Sizes of separately sorted consecutive blocks (summing to ``servers``); default one
         block.
     loss : bool, default False
-        Whether customers can be lost (then condition (3) is not a necessary condition).
+        Whether customers can be lost. ``ly.check_stability`` treats condition (3) (load
+        below 1) as necessary for a map without loss, and does not use it when
+        ``loss=True``.
     capacity : float, optional
         Work the servers do per unit time when all are busy (default ``servers``): the
         load is ``E[sigma] / (capacity E[tau])``.
     check : bool, default True
         Run the contract check on a short sample the first time the drivers are needed.
+
+    Notes
+    -----
+    A map runs on the dense engine (the whole vector, ``O(S)`` per step). The built-in
+    ``rc.JSW`` switches to a heap engine from ``S >= 32`` (``O(log S)`` per step), so for a
+    speed comparison with a built-in at large ``S`` pass ``engine="dense"`` to
+    ``rc.simulate``.
 
     Examples
     --------
