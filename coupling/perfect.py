@@ -1,8 +1,15 @@
 """Exact stationary sampling: coupling from the past (MATH.md §6).
 
 :func:`perfect_sample` returns exact draws of the stationary sorted workload vector seen by an
-arrival, by one of five methods, chosen from the system and input:
+arrival, by one of the methods below, chosen from the system and input (for JSW with a
+light-tailed service law the default is ``"vacation"`` where ``S (rho - 1/2) >= 3.5`` or
+``S >= 80`` and ``"dominated-cyclic"`` below, chosen from the parameters alone):
 
+``"vacation"`` -- FCFS GI/GI/S (renewal input, light-tailed service), dominated by the
+    multi-server vacation system of Blanchet, Dong and Pei: servers never idle, taking i.i.d.
+    vacations when nobody waits, so its single queue dominates FCFS and is certified empty
+    at a past time by ``S + 1`` certified random-walk maxima (:mod:`coupling.vacation`). It
+    needs only an empty *queue*, not ``S`` empty queues, so it scales with ``S``.
 ``"dominated"`` -- FCFS M/G/S (:class:`recursions.JSW` with Poisson input), dominated coupling
     from the past (Kendall; Connor & Kendall 2015) with the random-assignment (RA) system, ``S``
     independent M/G/1 queues fed at rate ``lam / S``, simulated in equilibrium backwards in
@@ -14,7 +21,8 @@ arrival, by one of five methods, chosen from the system and input:
     (upper); if the two agree at time 0 that is the stationary vector. Otherwise the next
     instant is sought at or before ``-2T``.
 ``"dominated-cyclic"`` -- FCFS GI/GI/S (renewal input, a service law with a finite moment
-    generating function near 0; the default for such laws). The same sandwich with *cyclic*
+    generating function near 0; the default for such laws at small ``S`` or load). The same
+    sandwich with *cyclic*
     assignment (round robin, customer ``n`` to server ``(phase + n) mod S``) as the bound:
     each of its queues sees ``S`` interarrival times between customers, so it seldom has a
     customer waiting, and instants with nobody waiting anywhere stay frequent for large ``S``
@@ -34,9 +42,13 @@ arrival, by one of five methods, chosen from the system and input:
     (given, or ``(b, ..., b)`` for the envelope of a loss system with services bounded by
     ``b``): Propp-Wilson sandwiching between ``0`` and ``upper`` at doubling horizons on the
     time-indexed draws of :class:`recursions.BackwardDraws`.
+``"bounding"`` / ``"bounding-walk"`` -- the non-monotone idle-first maps J_{p+1}SW and JIQ
+    with ``lam E[sigma] < 1``: bounding processes started below and above a dominating
+    single-server queue (:mod:`coupling.bounding`, which says why the draw is exact and why
+    it stops there).
 
 A monotone map dominated by JSW (``dominated_by=rc.JSW(S)``, a :class:`recursions.Map`
-included) is sampled by any of the three JSW methods: the map is run from 0 and from the
+included) is sampled by any of the JSW methods: the map is run from 0 and from the
 JSW sampler's dominating vector at ``-T`` on the same input path after ``-T`` (see
 :func:`perfect_sample` for why the draw is exact).
 
