@@ -22,8 +22,8 @@ light-tailed service law the default is ``"vacation"`` where ``S (rho - 1/2) >= 
     instant is sought at or before ``-2T``.
 ``"dominated-cyclic"`` -- FCFS GI/GI/S (renewal input, a service law with a finite moment
     generating function near 0; the default for such laws at small ``S`` or load). The same
-    sandwich with *cyclic*
-    assignment (round robin, customer ``n`` to server ``(phase + n) mod S``) as the bound:
+    sandwich with *cyclic* assignment (round robin, customer ``n`` to server
+    ``(phase + n) mod S``) as the bound:
     each of its queues sees ``S`` interarrival times between customers, so it seldom has a
     customer waiting, and instants with nobody waiting anywhere stay frequent for large ``S``
     (M/D/40 at load 0.9, M/M/50 at 0.5), where they are astronomically rare under random
