@@ -2,29 +2,29 @@
 
 Where things are
 ----------------
-============================================  ==========================================
-name                                           module
-============================================  ==========================================
-``loynes``, ``LoynesResult``                   :mod:`loynes.sequence` (certified stop)
-``Basis`` (what a verdict or limit rests on)   :mod:`loynes.basis`
-``check_stability``                            :mod:`loynes.stability` (families of
-                                               systems in :mod:`loynes.checks`)
-``StabilityReport``, ``Condition``             :mod:`loynes.report`
-``renovation_probability``                     :mod:`loynes.renovation`
-``growth_rate``                                :mod:`loynes.growth`
-``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,  :mod:`loynes.closed_forms`
+================================================  =============================================
+name                                              module
+================================================  =============================================
+``loynes``, ``LoynesResult``                      :mod:`loynes.sequence` (certified stop)
+``Basis`` (what a verdict or limit rests on)      :mod:`loynes.basis`
+``check_stability``                               :mod:`loynes.stability` (families of
+                                                  systems in :mod:`loynes.checks`)
+``StabilityReport``, ``Condition``                :mod:`loynes.report`
+``renovation_probability``                        :mod:`loynes.renovation`
+``growth_rate``                                   :mod:`loynes.growth`
+``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,   :mod:`loynes.closed_forms`
 ``pollaczek_khinchine_mean_wait``,
 ``md_c_waiting``, ``critical_rate_3``,
 ``critical_rate_11``
-``jiq_equilibrium``, ``JIQEquilibrium``,       :mod:`loynes.jiq`
+``jiq_equilibrium``, ``JIQEquilibrium``,          :mod:`loynes.jiq`
 ``mg1_workload_sf``, ``mg1_workload_sf_bounds``
-``redundancy_fixed_point``,                    :mod:`loynes.redundancy_theory`
+``redundancy_fixed_point``,                       :mod:`loynes.redundancy_theory`
 ``redundancy_critical_rate``, ``d_monotonicity``
-``symbolic`` (conditions (3), (11) in sympy)   :mod:`loynes.symbolic`
-``sweep``, ``as_table``                        :mod:`loynes.sweep` (local processes or Dask)
-``stability_map``, ``StabilityMap``            :mod:`loynes.stability_maps`
-command line (``python -m loynes``)            :mod:`loynes.cli`
-============================================  ==========================================
+``symbolic`` (conditions (3), (11) in sympy)      :mod:`loynes.symbolic`
+``sweep``, ``as_table``                           :mod:`loynes.sweep` (local processes or Dask)
+``stability_map``, ``StabilityMap``               :mod:`loynes.stability_maps`
+command line (``python -m loynes``)               :mod:`loynes.cli`
+================================================  =============================================
 
 No module here shares its name with one of :mod:`recursions` or :mod:`coupling` (the
 backward sequence is :mod:`loynes.sequence`, not to be confused with the time-indexed draws

@@ -2,33 +2,33 @@
 
 Where things are
 ----------------
-==============================  ====================================================
-name                             module
-==============================  ====================================================
-``dists`` (laws)                 :mod:`recursions.dists`
-``Poisson``, ``Renewal``,        :mod:`recursions.inputs`
+=================================  ============================================================
+name                               module
+=================================  ============================================================
+``dists`` (laws)                   :mod:`recursions.dists`
+``Poisson``, ``Renewal``,          :mod:`recursions.inputs`
 ``Periodic``, ``MarkovModulated``
-``JSW``, ``JpSW``, ``Loss``,     :mod:`recursions.systems` (objects) and
-``RandomRouting``, ``JIQ``,      :mod:`recursions.maps` (the compiled maps, one function
-``LeastOfD``, ``Envelope``,      each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
-``SplitBound``                   ``jiq``, ``least_of_d``, ``envelope``, ``split``)
-``Map`` (your own map),          :mod:`recursions.user_map` (the sorted-vector helpers
-``MapContractError``             for writing one in :mod:`recursions.vectors`)
-``simulate``                     :mod:`recursions.simulate` (the drivers: the template
-                                 :mod:`recursions._engine`, compiled once per kernel by
-                                 :mod:`recursions.drivers`)
-``SimulationResult``             :mod:`recursions.result`
-``Estimate``                     :mod:`recursions.estimate`
-integer codes of the engines     :mod:`recursions.codes`
-``SimulationWarning``            :mod:`recursions.diagnostics` (when ``simulate``'s estimates
-                                 cannot be trusted: load >= 1, drift, no warm-up)
-``BackwardDraws``, ``iterate``   :mod:`recursions.backward` (time-indexed draws)
-large-n event engine             :mod:`recursions.heap` (used by ``simulate``)
-``JobClass``, ``Redundancy``     :mod:`recursions.redundancy` (map ``redundancy`` in
-                                 :mod:`recursions.maps`)
-``JSQ``, ``I1F``, ``PowerOfD``    :mod:`recursions.zerowait` (queue-length systems of
-                                 paper 002, run by ``simulate``)
-==============================  ====================================================
+``JSW``, ``JpSW``, ``Loss``,       :mod:`recursions.systems` (objects) and
+``RandomRouting``, ``JIQ``,        :mod:`recursions.maps` (the compiled maps, one function
+``LeastOfD``, ``Envelope``,        each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
+``SplitBound``                     ``jiq``, ``least_of_d``, ``envelope``, ``split``)
+``Map`` (your own map),            :mod:`recursions.user_map` (the sorted-vector helpers
+``MapContractError``               for writing one in :mod:`recursions.vectors`)
+``simulate``                       :mod:`recursions.simulate` (the drivers: the template
+                                   :mod:`recursions._engine`, compiled once per kernel by
+                                   :mod:`recursions.drivers`)
+``SimulationResult``               :mod:`recursions.result`
+``Estimate``                       :mod:`recursions.estimate`
+integer codes of the engines       :mod:`recursions.codes`
+``SimulationWarning``              :mod:`recursions.diagnostics` (when ``simulate``'s estimates
+                                   cannot be trusted: load >= 1, drift, no warm-up)
+``BackwardDraws``, ``iterate``     :mod:`recursions.backward` (time-indexed draws)
+large-n event engine               :mod:`recursions.heap` (used by ``simulate``)
+``JobClass``, ``Redundancy``       :mod:`recursions.redundancy` (map ``redundancy`` in
+                                   :mod:`recursions.maps`)
+``JSQ``, ``I1F``, ``PowerOfD``     :mod:`recursions.zerowait` (queue-length systems, run by
+                                   ``simulate``; :ref:`Theory › Zero waiting <theory-zero-wait>`)
+=================================  ============================================================
 
 Examples
 --------
