@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import numba
 import numpy as np
@@ -142,7 +142,8 @@ def simulate(
         if engine in ("dense", "heap"):
             raise ValueError(f"{type(system).__name__} is a queue-length system: it runs on "
                              f"engine 'queues' or 'counts', not {engine!r}")
-        return simulate_queues(system, input, steps, time=time, warmup=warmup,
+        # a queue-length system: a QueuePolicy or JIQ
+        return simulate_queues(cast(Any, system), input, steps, time=time, warmup=warmup,
                                replications=replications, rng=rng, engine=engine,
                                batches=batches)
     if not isinstance(system, System):
@@ -218,7 +219,7 @@ def simulate(
         else type(system).innovations is System.innovations)
     scode, spar, tcode, tpar = laws if laws is not None else (0, None, 0, None)
 
-    def draw(c: int):
+    def draw(c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sig = np.empty((nrep, c))
         tau = np.empty((nrep, c))
         U = np.empty((nrep, c, m))
@@ -232,8 +233,8 @@ def simulate(
 
     W = np.ascontiguousarray(starts, dtype=np.float64)
     acc = np.zeros((nrep, batches, eng.N_STATS))
-    path = np.zeros((nrep, steps, S)) if record else eng.empty_path()
-    state = {"g": np.zeros(0), "hist": np.zeros((nrep, batches, 1)), "t0": 0}
+    path = np.zeros((nrep, steps or 0, S)) if record else eng.empty_path()
+    state: dict[str, Any] = {"g": np.zeros(0), "hist": np.zeros((nrep, batches, 1)), "t0": 0}
     params = system.params
     drivers = None if use_heap else system.drivers
     if use_heap:
@@ -249,7 +250,7 @@ def simulate(
         state["g"] = g
         state["hist"] = np.zeros((nrep, batches, 2 * (g.size + 1)))
 
-    def run(sig, tau, U, collect: bool) -> None:
+    def run(sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool) -> None:
         g, hist = state["g"], state["hist"]
         if use_heap:
             hp.run_heap_chunk(policy, d, system.params, W, heap, pos, tnow, elapsed, idx, sig,
@@ -257,6 +258,7 @@ def simulate(
                               steps if steps is not None else 1, batches, time is not None, g,
                               eng.uniform_step(g), every, acc, hist, hp.REBASE, gens[0])
         else:
+            assert drivers is not None
             drivers.run_chunk(params, W, sig, tau, U, collect, state["t0"], steps,
                               batches, g, eng.uniform_step(g), every, acc, hist, path)
             if collect:
@@ -275,6 +277,7 @@ def simulate(
                               g, eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
             tnow[r], elapsed[r], idx[r] = hs[0], hs[1], int(hs[2])
         else:
+            assert drivers is not None
             drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m, c,
                               collect, t0, steps, batches, g, eng.uniform_step(g), every,
                               acc[r], hist[r], path[r] if record else np.zeros((0, 0)))
@@ -289,7 +292,7 @@ def simulate(
                     if bar is not None and r == 0:
                         bar.update(c)
                 return
-            while not (elapsed[r] >= time if time is not None else t0 >= steps):
+            while not (elapsed[r] >= time if time is not None else t0 >= (steps or 0)):
                 c = chunk if steps is None else min(chunk, steps - t0)
                 run_rep(r, c, True, t0)
                 t0 += c
@@ -310,7 +313,7 @@ def simulate(
     def measuring_done(done: int) -> bool:
         if time is not None:
             return bool(np.all(elapsed >= time))
-        return done >= steps
+        return done >= (steps or 0)
 
     bar = _progress_bar(progress, warmup + (steps if steps is not None else 0))
     sizes = [min(chunk, warmup - i) for i in range(0, warmup, chunk)]
@@ -419,7 +422,7 @@ def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None
     """
     if not isinstance(input, Renewal) or type(input)._forward is not Renewal._forward:
         return None
-    out = []
+    out: list[Any] = []
     for law in (input.service, input.interarrival):
         ks = law.kernel_sampler()
         if ks is None or int(ks[0]) in _BLOCKWISE:
@@ -510,7 +513,7 @@ def _with_sup_error(result: SimulationResult, reference: Any) -> SimulationResul
                                                           float(np.asarray(est.se)[k])))
 
 
-def _progress_bar(progress: bool, total: int):
+def _progress_bar(progress: bool, total: int) -> Any:
     if not progress:
         return None
     try:
