@@ -21,10 +21,11 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory docs
 
 # The site, in docs/_build/html: theory, user guide, API from the docstrings, and the notebooks,
-# each executed once here (a failing cell fails the build; make test runs them only this way).
+# each executed once here (a failing cell fails the build, -T prints it; make test runs them only
+# this way).
 docs: $(STAMP)
 	rm -rf docs/_build docs/api/generated
-	$(PY) -m sphinx -E -W --keep-going -q -b html docs docs/_build/html
+	$(PY) -m sphinx -E -W --keep-going -T -q -b html docs docs/_build/html
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
