@@ -30,7 +30,7 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -209,7 +209,11 @@ class Law(ABC):
     Exponential(rate=2.0; mean=0.5, scv=1)
     """
 
-    mean: float
+    if TYPE_CHECKING:  # a property of most laws, a field of some (LogNormal)
+
+        @property
+        def mean(self) -> float:
+            """The mean ``E[X]``."""
 
     #: Whether ``_log_mgf`` is a closed form (then an infinite value means "no tilt").
     _closed_mgf = False

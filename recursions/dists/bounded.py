@@ -261,7 +261,7 @@ class Empirical(Law):
         if not isinstance(other, Empirical):
             return NotImplemented
         return np.array_equal(self.values, other.values) and np.array_equal(
-            self.weights, other.weights
+            np.asarray(self.weights), np.asarray(other.weights)
         )
 
     def __hash__(self) -> int:

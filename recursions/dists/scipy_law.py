@@ -266,7 +266,12 @@ class ScipyLaw(Law):
                     lo, hi = d.support()
                     return float(lo), float(hi)
 
-            gen = NumericalInversePolynomial(_SizeBiased(), center=m, u_resolution=1e-12)
+            # PINV needs only pdf and support; scipy-stubs' protocol also asks for cdf, logpdf
+            gen = NumericalInversePolynomial(
+                _SizeBiased(),  # type: ignore[arg-type]
+                center=m,
+                u_resolution=1e-12,
+            )
             hit = (d, gen)
             _PINV_CACHE[key] = hit
         return hit[1]
