@@ -117,7 +117,10 @@ FAMILIES: dict[str, tuple[Callable[[Check], int], Callable[[Check], StabilityRep
 """Family name -> (number of tests it may run, the check)."""
 
 
-def register(name: str, tests: Callable[[Check], int]):
+Family = Callable[[Check], StabilityReport]
+
+
+def register(name: str, tests: Callable[[Check], int]) -> Callable[[Family], Family]:
     """Register the check of a family, with the number of tests it may run.
 
     Parameters
@@ -294,7 +297,7 @@ def check_load(chk: Check) -> StabilityReport:
     if bad is not None:
         return bad
     res = loynes(chk.system, chk.input, chk.horizon, rng=next(chk.seeds))
-    chk.evidence["Loynes limit"] = res.limit.tolist() if res.stabilised else None
+    chk.evidence["Loynes limit"] = res.limit.tolist() if res.limit is not None else None
     chk.evidence["Loynes basis"] = str(res.basis)
     chk.evidence["Loynes horizons"] = res.horizons.tolist()
     return chk.report("stable", Basis(
@@ -333,14 +336,15 @@ def condition_9(chk: Check) -> Condition:
     if _is_poisson(chk.input):
         ren = rc.Estimate(math.exp(-chk.input.offered_load), 0.0)
         how, holds = "Poisson input: exp(-lambda E[sigma])", chk.judge(
-            ren.value, 0.0, above=True, exact=True)
+            float(ren.value), 0.0, above=True, exact=True)
     else:
         ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds),
                                      batches=RENOVATION_BATCHES)
         how = "frequency of an empty infinite-server system at arrivals"
-        holds = chk.judge(ren.value, ren.se, above=True, df=RENOVATION_BATCHES - 1)
+        holds = chk.judge(float(ren.value), float(ren.se), above=True,
+                          df=RENOVATION_BATCHES - 1)
     return Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
-                     "uniqueness", ren.value, ren.se, holds, how)
+                     "uniqueness", float(ren.value), float(ren.se), holds, how)
 
 
 def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Condition]:
@@ -398,6 +402,7 @@ def _loss_estimates(chk: Check, p: int) -> tuple[rc.Estimate, rc.Estimate, int]:
         chk.evidence["loss system batch lag-1 correlation"] = r
         chk.evidence["loss system standard errors widened by"] = factor
     df = LOSS_REPLICATIONS * min(32, chk.steps) - 1  # batch means over all replications
+    assert res.p_loss is not None and res.overflow_work is not None  # a loss system
     return (rc.Estimate(res.p_loss.value, res.p_loss.se * factor),
             rc.Estimate(res.overflow_work.value, res.overflow_work.se * factor), df)
 
