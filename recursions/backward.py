@@ -2,7 +2,8 @@
 
 :class:`BackwardDraws` gives the service times, interarrival times and routing uniforms of the
 customers at times ``-n .. -1`` for any horizon ``n``; the draw at time ``-k`` is the same
-whatever ``n`` is (MATH.md §1, DESIGN.md "Randomness"). Blocks are drawn once and cached.
+whatever ``n`` is (:ref:`Theory › The same input for every horizon <theory-loynes-draws>`;
+README, Design notes). Blocks are drawn once and cached.
 """
 
 from __future__ import annotations

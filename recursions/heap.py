@@ -1,4 +1,6 @@
-"""Event engine for large systems: absolute empty times in an indexed min-heap (MATH.md §3).
+"""Event engine for large systems: absolute empty times in an indexed min-heap.
+
+The theory: :ref:`Theory › Large systems, the heap engine <theory-large-heap>`.
 
 Server ``i``'s workload at time ``t`` is ``(E_i - t)^+`` with ``E_i`` its absolute empty time.
 An arrival at ``t`` needs no departure events: JIQ joins the heap minimum if it is ``<= t``

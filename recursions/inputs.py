@@ -1,6 +1,6 @@
 """Arrival inputs: the sequence of (service time sigma_n, interarrival time tau_n).
 
-MATH.md §1: customer ``C_n`` arrives at ``T_n`` with service time ``sigma_n`` and
+:ref:`theory-kw-srs`: customer ``C_n`` arrives at ``T_n`` with service time ``sigma_n`` and
 ``tau_n = T_{n+1} - T_n``, on a stationary ergodic space ``(Omega, P, theta)``.
 
 * :class:`Renewal` -- i.i.d. interarrival and service times (G/G inputs).

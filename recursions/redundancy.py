@@ -1,4 +1,4 @@
-"""Cancel-on-completion redundancy (MATH.md §5, seed 001).
+"""Cancel-on-completion redundancy (:ref:`Theory › Redundancy <theory-redundancy>`).
 
 A job of class ``j`` (chosen with probability ``pi_j`` proportional to its weight) places ``d_j``
 components on ``d_j`` servers drawn uniformly without replacement; each server is FCFS; the job
@@ -202,7 +202,7 @@ def class_probs(classes: Sequence[JobClass]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Redundancy(System):
-    """Cancel-on-completion redundancy on ``servers`` servers (MATH.md §5).
+    """Cancel-on-completion redundancy on ``servers`` servers (:ref:`theory-redundancy-map`).
 
     A job picks class ``j`` with probability proportional to ``weight`` and ``d_j`` distinct
     *ranks* of the sorted vector (Floyd's algorithm, ``d_j`` uniforms: the same law as ``d_j``
@@ -517,9 +517,9 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
                      ) -> tuple[float, float]:
     """Stationary mean work per job ``a`` of the free system, with its batch-means error.
 
-    The free system (paper §16) lets workloads go negative: only the relative positions
+    The free system (Stolyar 2021, §16) lets workloads go negative: only the relative positions
     matter, and they form a Markov chain whose law does not depend on the arrival rate. The
-    critical rate per server is ``1 / a`` (MATH.md §5).
+    critical rate per server is ``1 / a`` (:ref:`theory-redundancy-stability`).
 
     Parameters
     ----------

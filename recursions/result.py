@@ -40,7 +40,8 @@ class SimulationResult(Record):
         Blocking probability (buffered systems; ``None`` here).
     overflow_work : Estimate or None
         Mean service time brought by lost customers per arrival, ``E[sigma 1{lost}]`` (loss
-        systems only): the work a loss system overflows, as in condition (8) of MATH.md §2.
+        systems only): the work a loss system overflows, as in condition (8)
+        (:ref:`theory-stability-theorem-1`).
     p_all_busy : Estimate or None
         Fraction of arrivals that find no idle server.
     mean_jobs : Estimate or None

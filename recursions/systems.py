@@ -1,4 +1,4 @@
-"""Systems: random maps on sorted workload vectors (MATH.md §2-3).
+"""Systems: random maps on sorted workload vectors (:ref:`Theory › The maps <theory-kw-maps>`).
 
 Each system is a small frozen object holding its parameters; it hands an integer kernel code and
 a parameter array to the compiled drivers (:mod:`recursions.maps`). Use :meth:`System.step` to
@@ -62,7 +62,7 @@ class System:
     split : int
         Length of the leading separately sorted block (0: the whole vector is sorted).
     monotone : bool
-        Whether the map is coordinatewise nondecreasing (MATH.md).
+        Whether the map is coordinatewise nondecreasing (:ref:`theory-kw-monotone`).
     fcfs : bool
         Whether the map is the Kiefer-Wolfowitz map of FCFS G/G/S (join the least workload),
         for which stationary tail bounds certify backward limits.
@@ -322,7 +322,7 @@ class System:
 class JSW(System):
     """Join the shortest workload: the Kiefer-Wolfowitz map of FCFS G/G/S.
 
-    ``G(w) = R[(w + sigma e_1 - tau 1)^+]`` (MATH.md §2). ``W(1)`` at an arrival is that
+    ``G(w) = R[(w + sigma e_1 - tau 1)^+]`` (:ref:`theory-kw-jsw`). ``W(1)`` at an arrival is that
     customer's FCFS waiting time. Monotone and continuous.
 
     Parameters
@@ -352,7 +352,8 @@ class JSW(System):
 class JpSW(System):
     """J_{p+1}SW: join an idle server if any, else the (p+1)-th smallest workload.
 
-    ``G^p(w) = R[(w + sigma(1{w(1)=0} e_1 + 1{w(1)>0} e_{p+1}) - tau 1)^+]`` (MATH.md §2).
+    ``G^p(w) = R[(w + sigma(1{w(1)=0} e_1 + 1{w(1)>0} e_{p+1}) - tau 1)^+]``
+    (:ref:`theory-kw-jpsw`).
     ``JpSW(S, 0)`` is :class:`JSW`. Not monotone for ``p >= 1``.
 
     Parameters
@@ -410,7 +411,8 @@ class JpSW(System):
 class Loss(System):
     """Loss system of ``S`` servers: a customer finding every server busy is lost.
 
-    ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]`` (MATH.md §2). With Poisson arrivals the
+    ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]`` (:ref:`theory-kw-loss`).
+    With Poisson arrivals the
     stationary loss probability is Erlang B, whatever the service law. Not monotone.
 
     Parameters
@@ -463,7 +465,7 @@ class RandomRouting(System):
 
 @dataclass(frozen=True)
 class JIQ(System):
-    """Join-Idle-Queue: an idle server if any, else a uniformly random one (MATH.md §3).
+    """Join-Idle-Queue: an idle server if any, else a uniformly random one (:ref:`theory-kw-jiq`).
 
     Not monotone: ``(0, 10) < (1, 10)`` with ``sigma = 5``, ``tau = 0`` and ``u >= 1/2`` go to
     ``(5, 10)`` and ``(1, 15)``.
@@ -475,7 +477,7 @@ class JIQ(System):
     buffer : int, optional
         Capacity ``b >= 1`` of each FIFO server (jobs in service and waiting; an arrival routed
         to a full server is blocked). With a buffer JIQ is simulated as a queue-length system
-        (paper 002, :mod:`recursions.zerowait`); without, as the workload map.
+        (:ref:`theory-zero-wait`, :mod:`recursions.zerowait`); without, as the workload map.
 
     Examples
     --------
@@ -558,7 +560,7 @@ class LeastOfD(System):
 
 @dataclass(frozen=True, init=False)
 class Envelope(System):
-    """Continuous monotone majorant of an idle-first system (MATH.md §2, bound 1).
+    """Continuous monotone majorant of an idle-first system (:ref:`theory-kw-envelope`).
 
     ``Phi(w) = [R(w + sigma e_r) v R(w - w(1) e_1 + sigma e_1) - tau 1]^+`` where ``r`` is the
     rank the system joins when all servers are busy (``p + 1`` for J_{p+1}SW, a uniform rank for
@@ -668,7 +670,7 @@ class SplitBound(System):
 
     The state is ``w = (u, v)``: ``u = w[:p]`` the sorted loss block, ``v = w[p:]`` the sorted
     JSW block. An arrival joins an idle loss server if there is one, else the least loaded JSW
-    server (MATH.md §2, bound 2: the heavy-traffic splitting of J_{p+1}SW made exact). The loss
+    server (:ref:`theory-kw-split`: the heavy-traffic splitting of J_{p+1}SW made exact). The loss
     block does not depend on ``v`` (it is the exogenous routing variable), and for a fixed loss
     block the map is monotone in ``v``. ``SplitBound(S, 0)`` is :class:`JSW`.
 

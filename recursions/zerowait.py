@@ -1,4 +1,6 @@
-"""Queue-length load balancing with finite buffers: zero-waiting policies (MATH.md §4, paper 002).
+"""Queue-length load balancing with finite buffers: zero-waiting policies.
+
+The theory (Liu, Gong and Ying 2022): :ref:`Theory › Zero waiting <theory-zero-wait>`.
 
 ``N`` FIFO servers, each holding at most ``b`` jobs (one in service, ``b - 1`` waiting; an arrival
 routed to a full server is blocked and lost), Poisson arrivals of rate ``lambda N``. The policies
@@ -24,7 +26,7 @@ policy                      an arrival joins
 * ``"counts"`` -- for Coxian service, Gillespie's method on the aggregated chain of counts
   ``Q[j, m]`` (servers with ``j`` jobs whose job in service is in phase ``m``; ``Q[0]`` idle),
   which is exact for these exchangeable policies and costs O(M + b) per event whatever ``N``
-  (the paper's simulation method, MATH.md §4).
+  (the paper's simulation method, :ref:`theory-zero-wait-counts`).
 
 With :func:`sub_halfin_whitt_rate` (``lambda = 1 - N^{-alpha}``) this reproduces the paper's
 zero-waiting experiments. All randomness is drawn outside the kernels in blocks.
@@ -205,7 +207,9 @@ class PowerOfD(QueuePolicy):
 
 
 def sub_halfin_whitt_rate(servers: int, alpha: float) -> float:
-    """Per-server load ``lambda = 1 - N^{-alpha}`` of the sub-Halfin-Whitt regime (paper 002).
+    """Per-server load ``lambda = 1 - N^{-alpha}`` of the sub-Halfin-Whitt regime.
+
+    See :ref:`Theory › Zero waiting, the regime <theory-zero-wait-regime>`.
 
     The paper's theorems need ``0 < alpha < 0.5``; its simulations also use ``alpha = 0.5``.
     Any ``alpha`` in ``(0, 1)`` is accepted. The total arrival rate is ``N * lambda``:
@@ -326,7 +330,8 @@ def _counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc,
     servers with ``j`` jobs (``C[0]`` idle); ``B[m] = sum_j Q[j, m]``. ``b = 0`` means infinite
     buffers (the caller grows ``Q`` and ``C`` when the top level is reached). Per event: one
     exponential ``E`` and four uniforms ``U`` (event and, rescaled, phase and level of a
-    completion; continuation; routing level; routing phase). Transitions as in paper 002 §4.
+    completion; continuation; routing level; routing phase). Transitions as in
+    Liu, Gong and Ying (2022), §4.
     """
     nph = mu.shape[0]
     top = C.shape[0] - 1
