@@ -109,7 +109,8 @@ Limits
 ------
 * **lam E[sigma] < 1 only.** The single-server queue fed by every customer is stable only
   when the load per server is below ``1/S``. That is a strict subset of where the maps have a
-  stationary law: Theorem 1 of the seed paper gives, for J_{p+1}SW with Poisson input,
+  stationary law: Moyal's Theorem 1
+  (:ref:`theory-stability-theorem-1`) gives, for J_{p+1}SW with Poisson input,
   ``lam E[sigma] B(p, lam E[sigma]) < S - p`` (``B`` Erlang's loss formula), e.g. up to
   ``lam E[sigma] = 2.73`` for ``S = 3, p = 1`` (against 1 here), and JIQ with Poisson
   input is stable up to load 1 per server (``lam E[sigma] < S``). Outside

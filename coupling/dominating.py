@@ -1,4 +1,6 @@
-"""Dominating processes simulated backwards in time from stationarity (MATH.md §6).
+"""Dominating processes simulated backwards in time from stationarity.
+
+The theory: :ref:`theory-exact-dominated`.
 
 With Poisson arrivals of rate ``lam`` and i.i.d. service times of law ``F`` (mean ``m``):
 

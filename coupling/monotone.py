@@ -1,4 +1,4 @@
-"""Monotonicity and dominance of random maps on sorted workload vectors (MATH.md §2).
+"""Monotonicity and dominance of random maps on sorted workload vectors (:ref:`theory-kw-monotone`).
 
 A map ``Psi`` is *monotone* when ``u ≺ v`` (coordinatewise ``u(i) <= v(i)``) implies
 ``Psi(u) ≺ Psi(v)`` for every innovation ``(sigma, tau, routing uniforms)``; Loynes' theorem and
@@ -8,7 +8,8 @@ implies ``Psi(u) ≺ Phi(v)`` under the same innovation: a monotone bound of a n
 :func:`check_monotone` and :func:`check_dominates` search for a counterexample among random pairs
 and targeted boundary cases (a zero first coordinate against a tiny one, ties, perturbations of
 ``1e-9``, ``sigma`` or ``tau`` equal to ``0`` or to a coordinate, a large ``sigma``, equal vectors,
-routing uniforms on the rank boundaries ``k / S``, and the worked examples of MATH.md), evaluated
+routing uniforms on the rank boundaries ``k / S``, and the worked examples of
+:ref:`theory-kw-nonmonotone`), evaluated
 in compiled batches. A search can only refute: ``monotone=True`` means no counterexample was found.
 :func:`assert_monotone` and :func:`assert_dominates` check one case, for use inside a hypothesis
 ``@given`` test with the strategies of :mod:`coupling.strategies`.
@@ -269,12 +270,12 @@ def _innovations(gen: np.random.Generator, u: np.ndarray, v: np.ndarray,
 
 
 def _pattern_rows(f: int) -> list[tuple[np.ndarray, np.ndarray, float, float, float]]:
-    """The worked examples of MATH.md on one block of ``f`` coordinates."""
+    """The worked examples (docs/theory/kiefer_wolfowitz.md) on one block of ``f`` coordinates."""
     ones = np.ones(f)
     return [
-        # J_{p+1}SW, MATH.md §2: (0, 1) vs (0.001, 1), sigma 5, tau 0
+        # J_{p+1}SW (docs/theory/kiefer_wolfowitz.md): (0, 1) vs (0.001, 1), sigma 5, tau 0
         (np.r_[0.0, ones[1:]], np.r_[0.001, ones[1:]], 5.0, 0.0, 0.5),
-        # JIQ, MATH.md §3: (0, 10) vs (1, 10), sigma 5, tau 0, u >= 1/2
+        # JIQ (docs/theory/kiefer_wolfowitz.md): (0, 10) vs (1, 10), sigma 5, tau 0, u >= 1/2
         (np.r_[0.0, 10 * ones[1:]], np.r_[1.0, 10 * ones[1:]], 5.0, 0.0, 0.5),
         (np.r_[0.0, 10 * ones[1:]], np.r_[1.0, 10 * ones[1:]], 5.0, 0.0, _ONE_MINUS),
         # a zero against 1e-9, and equal empty states
@@ -285,7 +286,7 @@ def _pattern_rows(f: int) -> list[tuple[np.ndarray, np.ndarray, float, float, fl
 
 def _fixed_cases(s: int, split: int, m: int,
                  blocks: tuple[tuple[int, int], ...] | None = None) -> tuple[np.ndarray, ...]:
-    """The worked examples of MATH.md, extended to ``s`` servers (the JSW block of a split).
+    """The worked examples of the theory, extended to ``s`` servers (the JSW block of a split).
 
     The examples span the whole free part ``w[split:]`` (sorted, so valid in any block
     layout). With several free ``blocks`` they are also laid out within every block at once
@@ -451,7 +452,8 @@ def check_monotone(system: System, trials: int = 10_000, *,
     ``blocks=[2, 2]``, say) gets pairs ordered within every block. The leading block of a
     state with ``system.split > 0`` (the loss block ``w[:p]`` of
     :class:`~recursions.SplitBound`) is exogenous: ``u`` and ``v`` share it. The cases mix
-    random pairs with targeted boundary cases and the worked examples of MATH.md §2-3 (over
+    random pairs with targeted boundary cases and the worked examples of
+    :ref:`theory-kw-nonmonotone` (over
     the whole free part, and within every block when there are several).
 
     Parameters

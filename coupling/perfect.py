@@ -1,4 +1,4 @@
-"""Exact stationary sampling: coupling from the past (MATH.md §6).
+"""Exact stationary sampling: coupling from the past (:ref:`theory-exact`).
 
 :func:`perfect_sample` returns exact draws of the stationary sorted workload vector seen by an
 arrival, by one of the methods below, chosen from the system and input (for JSW with a

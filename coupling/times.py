@@ -1,4 +1,6 @@
-"""Forward coupling times: two copies of a system driven by the same inputs (MATH.md §6).
+"""Forward coupling times: two copies of a system driven by the same inputs.
+
+The theory: :ref:`Theory › Forward coupling times <theory-exact-coupling-times>`.
 
 Two copies start from ``w0`` and ``w1`` and receive the same service times, interarrival times
 and routing uniforms; the coupling time is the first arrival index ``n`` at which the two

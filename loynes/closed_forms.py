@@ -1,4 +1,7 @@
-"""Closed forms used as exact references (MATH.md §2): Erlang B/C, Pollaczek-Khinchine, M/D/c.
+"""Closed forms used as exact references: Erlang B/C, Pollaczek-Khinchine, M/D/c.
+
+Where each is used: :ref:`theory-kw-jsw` (Erlang C, M/D/c, Pollaczek-Khinchine) and
+:ref:`theory-stability-erlang-b`.
 
 All are independent of the simulation code: they are the oracles the simulations are tested
 against.

@@ -1,4 +1,6 @@
-"""``make demo``: a stability report and figures for the seed J_{p+1}SW system (paper 003).
+"""``make demo``: a stability report and figures for the seed J_{p+1}SW system (Moyal 2015).
+
+The theory: :ref:`Theory › Stability <theory-stability-theorem-1>`.
 
 Writes, into the output folder:
 

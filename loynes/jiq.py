@@ -1,4 +1,6 @@
-"""Large-scale Join-Idle-Queue: equilibrium profile, transient and the Lemma 4 bound (MATH.md §3).
+"""Large-scale Join-Idle-Queue: equilibrium profile, transient and the Lemma 4 bound.
+
+The theory: :ref:`Theory › Large systems <theory-large>`.
 
 Foss & Stolyar consider ``n`` identical servers fed by a Poisson stream of rate ``lambda n``
 with i.i.d. service times of law ``F``; an arrival joins an idle server if there is one, else a
@@ -339,7 +341,7 @@ def mg1_workload_sf_bounds(
 
 @dataclass(frozen=True, repr=False)
 class JIQEquilibrium(Record):
-    """Fluid objects of large-scale JIQ for arrival rate ``lambda`` per server (MATH.md §3).
+    """Fluid objects of large-scale JIQ, arrival rate ``lambda`` per server (:ref:`theory-large`).
 
     Build it with :func:`jiq_equilibrium`, which validates the arguments.
 

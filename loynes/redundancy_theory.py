@@ -1,8 +1,8 @@
-"""Stability and mean field of cancel-on-completion redundancy (MATH.md §5, seed 001).
+"""Stability and mean field of cancel-on-completion redundancy (:ref:`theory-redundancy`).
 
 * :func:`redundancy_critical_rate`: the critical arrival rate per server. For ``n`` servers it is
   ``1 / a`` with ``a`` the stationary mean work per job of the *free* system (workloads not
-  regulated at zero, paper §16), estimated by simulation with a standard error. For
+  regulated at zero, Stolyar 2021, §16), estimated by simulation with a standard error. For
   ``servers=None`` it is the mean-field value: exact ``1 / sum_j pi_j k_j E xi_j`` for i.i.d.
   exponential sizes, else the limit ``x_0 -> 1`` of the fixed point (extrapolated).
 * :func:`redundancy_fixed_point`: the mean-field fixed point ``x_w`` (fraction of servers with
@@ -342,7 +342,7 @@ class CriticalRate(Record):
 def redundancy_critical_rate(classes: Any, servers: int | None = None, *,
                              jobs: int | None = None, rng: RngLike = 1, h: float | None = None,
                              wmax: float | None = None) -> CriticalRate:
-    """Critical arrival rate per server ``lambda-bar`` (MATH.md §5).
+    """Critical arrival rate per server ``lambda-bar`` (:ref:`theory-redundancy-stability`).
 
     Parameters
     ----------

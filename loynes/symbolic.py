@@ -1,4 +1,4 @@
-"""Conditions (3) and (11) of MATH.md §2 as sympy expressions, with numeric forms.
+"""Conditions (3) and (11) of :ref:`theory-stability` as sympy expressions, with numeric forms.
 
 Symbols: ``lam`` (the total arrival rate lambda) and ``m`` (the mean service time E[sigma]).
 
