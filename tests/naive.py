@@ -1,4 +1,4 @@
-"""Slow pure-Python twins of every compiled map, written from MATH.md's formulas.
+"""Slow pure-Python twins of every compiled map, written from the formulas of docs/theory/.
 
 Each function takes a workload vector (any sequence), returns ``(new_vector, found)`` where
 ``found`` is the workload at the joined server, or ``-1.0`` when the customer is lost.
@@ -124,7 +124,7 @@ def floyd(u, d, s):
 
 
 def redundancy(w, tau, u, classes, frame):
-    """Cancel-on-completion redundancy (MATH.md §5); returns (new w, response time T).
+    """Cancel-on-completion redundancy (docs/theory/redundancy.md); returns (new w, time T).
 
     ``classes``: list of (d, k, cumulative probability); ``u``: [class uniform, dmax routing
     uniforms, dmax sizes].

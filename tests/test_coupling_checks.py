@@ -99,7 +99,7 @@ def test_math_md_examples_are_reported():
     assert (cx.sigma, cx.tau) == (5.0, 0.0)
     assert cx.step_u.tolist() == [1.0, 5.0] and cx.step_v.tolist() == [0.001, 6.0]
     assert cx.coordinate == 0
-    # the JIQ example of MATH.md §3 is among the fixed cases too
+    # the JIQ example of docs/theory/kiefer_wolfowitz.md is among the fixed cases too
     u, v, sig, tau, uni = mono._fixed_cases(2, 0, 1)
     row = [i for i in range(len(u)) if u[i].tolist() == [0.0, 10.0] and uni[i, 0] >= 0.5]
     assert row and v[row[0]].tolist() == [1.0, 10.0]
@@ -109,7 +109,7 @@ def test_math_md_examples_are_reported():
 
 @pytest.mark.parametrize("system", NOT_MONOTONE, ids=repr)
 def test_random_cases_alone_find_counterexamples(system):
-    """Without the fixed MATH.md cases, the generated boundary cases still refute."""
+    """Without the fixed worked examples, the generated boundary cases still refute."""
     gen = np.random.default_rng(5)
     u, v, sig, tau, uni = mono._cases(gen, 3000, system.servers, system.split, system.uniforms)
     assert np.all(u <= v) and np.all(np.diff(u, axis=1) >= 0) and np.all(np.diff(v, axis=1) >= 0)
@@ -355,7 +355,8 @@ def test_coupling_time_matches_step_by_step(system):
             lo, up = system.step(lo, sig[n], tau[n], u), system.step(up, sig[n], tau[n], u)
         assert first_equal == T
         if isinstance(system, rc.JSW):
-            # MATH.md §6: from w0 ≺ w1 the JSW copies coincide once an arrival finds the larger
+            # docs/theory/exact_sampling.md: from w0 ≺ w1 the JSW copies
+            # coincide once an arrival finds the larger
             # copy empty; with one server exactly then, with S >= 2 possibly earlier
             assert first_empty is None or first_empty >= T
             if S == 1:
@@ -363,7 +364,7 @@ def test_coupling_time_matches_step_by_step(system):
 
 
 def test_jsw_coupling_can_precede_an_empty_upper_copy():
-    """MATH.md §6 gives an upper bound only: with two servers the copies may meet earlier.
+    """The theory gives an upper bound only: with two servers the copies may meet earlier.
 
     Upper (5, 10), lower (0, 0); sigma 0, tau 5 gives (0, 5) and (0, 0); sigma 20, tau 5 gives
     R(20, 5) - 5 = (0, 15) and R(20, 0) - 5 = (0, 15): coupled at n = 2, the upper copy never

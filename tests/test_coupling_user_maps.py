@@ -192,7 +192,7 @@ def test_check_monotone_finds_the_jpsw_counterexample_of_a_user_map():
     rep = cp.check_monotone(system, trials=3000)
     assert not rep.monotone
     cx = rep.counterexample
-    # the worked example of MATH.md §2, as for the built-in J_2SW
+    # the worked example of docs/theory/kiefer_wolfowitz.md, as for the built-in J_2SW
     assert cx.u.tolist() == [0.0, 1.0, 1.0] and cx.v.tolist() == [0.001, 1.0, 1.0]
     assert (cx.sigma, cx.tau) == (5.0, 0.0)
     assert cx.step_u.tolist() == [1.0, 1.0, 5.0] and cx.step_v.tolist() == [0.001, 1.0, 6.0]

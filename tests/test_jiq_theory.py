@@ -1,4 +1,4 @@
-"""Large-scale JIQ theory (MATH.md §3): equilibrium profile, transient, Lemma 4 bound.
+"""Large-scale JIQ theory (docs/theory/large_systems.md): equilibrium, transient, Lemma 4.
 
 Oracles are independent of :mod:`loynes.jiq`: ``scipy.integrate.quad`` of the survival
 function, the M/M/1 closed form, Erlang's exact M/D/1 workload law (in mpmath), a numpy Lindley

@@ -48,7 +48,8 @@ def test_heap_jsw_is_the_same_path_as_dense():
 )
 @pytest.mark.parametrize("lam", [0.45, 0.8])
 def test_jiq_profile_matches_equilibrium(law, lam):
-    # MATH.md §3: x*_w = lambda Phi^c(w) = lambda int_w^inf (1 - F); n = 1000 servers
+    # docs/theory/large_systems.md:
+    # x*_w = lambda Phi^c(w) = lambda int_w^inf (1 - F); n = 1000 servers
     n = 1000
     grid = np.linspace(0.0, 3.0, 13)
     res = rc.simulate(rc.JIQ(n), rc.Poisson(lam * n, law), steps=1_000_000, warmup=100_000,

@@ -147,7 +147,8 @@ def test_jsw_verdicts_are_exact():
 
 
 def test_periodic_counterexample_jsw_stable_j2sw_not():
-    # MATH.md §2: a 3-point Omega with cyclic theta, deterministic tau, E[sigma] < S E[tau]:
+    # docs/theory/stability.md:
+    # a 3-point Omega with cyclic theta, deterministic tau, E[sigma] < S E[tau]:
     # the 1-server loss system settles into a periodic regime (the sigma = 3.5 customer is
     # always lost, the others always served) whose overflow, 3.5 per period of length 3,
     # exceeds the one remaining server's capacity: J2SW grows by 0.5 per period.

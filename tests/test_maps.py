@@ -111,11 +111,11 @@ def test_non_monotone_maps_have_counterexamples(system):
 
 
 def test_math_md_counterexamples():
-    # MATH.md §2: G^1(0, 1) = (1, 5) but G^1(0.001, 1) = (0.001, 6)
+    # docs/theory/kiefer_wolfowitz.md: G^1(0, 1) = (1, 5) but G^1(0.001, 1) = (0.001, 6)
     g = rc.JpSW(2, 1)
     np.testing.assert_array_equal(g.step([0, 1], 5, 0), [1, 5])
     np.testing.assert_array_equal(g.step([0.001, 1], 5, 0), [0.001, 6])
-    # MATH.md §3: JIQ (0, 10) -> (5, 10) but (1, 10) -> (1, 15) w.p. 1/2
+    # docs/theory/kiefer_wolfowitz.md: JIQ (0, 10) -> (5, 10) but (1, 10) -> (1, 15) w.p. 1/2
     j = rc.JIQ(2)
     np.testing.assert_array_equal(j.step([0, 10], 5, 0, u=0.9), [5, 10])
     np.testing.assert_array_equal(j.step([1, 10], 5, 0, u=0.9), [1, 15])
@@ -143,7 +143,8 @@ def test_envelope_dominates_jiq_and_loss(data, sigma, tau, u):
 @given(data=st.data(), sigma=times(), tau=times())
 def test_envelope_equals_sup_over_smaller_vectors(data, sigma, tau):
     # For w(1) > 0, Phi^p(w) = sup_{v < w} G^p(v); the sup is attained at v = w or at v = w
-    # with its first coordinate set to 0 (MATH.md §2). Check against those two candidates.
+    # with its first coordinate set to 0 (docs/theory/kiefer_wolfowitz.md).
+    # Check against those two candidates.
     w = data.draw(sorted_workloads(3))
     assume(w[0] > 0)
     g, phi = rc.JpSW(3, 1), rc.Envelope(rc.JpSW(3, 1))

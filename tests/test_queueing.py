@@ -1,6 +1,7 @@
 """Simulations against queueing formulas (fixed seeds; tolerances from the run's own SE).
 
-JSW with S servers is the FCFS G/G/S queue (MATH.md §2), so Erlang C, Pollaczek-Khinchine,
+JSW with S servers is the FCFS G/G/S queue (docs/theory/kiefer_wolfowitz.md),
+so Erlang C, Pollaczek-Khinchine,
 D/M/1 and M/D/S are exact references; the loss system with Poisson input has Erlang B loss
 whatever the service law.
 """

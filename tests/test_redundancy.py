@@ -1,4 +1,4 @@
-"""Cancel-on-completion redundancy (MATH.md §5): kernel, heap engine, properties, mean field."""
+"""Cancel-on-completion redundancy (docs/theory/redundancy.md): kernel, heap, mean field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Zero-waiting queue-length policies (MATH.md §4, paper 002): both engines against oracles.
+"""Zero-waiting queue-length policies (docs/theory/zero_wait.md): both engines against oracles.
 
 Oracles: the exact stationary law of the counts chain at tiny N (solved here by linear algebra,
 with routing probabilities found by brute-force enumeration of the sampled servers), Erlang B
@@ -24,7 +24,7 @@ Z = 4.5  # tolerance in standard errors
 
 COX2 = D.Coxian.normalised([1.0, 0.25], [0.4])  # SCV > 1
 COX3 = D.Coxian.normalised([3.0, 1.0, 2.0], [0.6, 0.5])
-PAPER = D.Coxian.normalised([1.875] * 4, [0.5] * 3)  # paper 002 §8 (already of mean 1)
+PAPER = D.Coxian.normalised([1.875] * 4, [0.5] * 3)  # Liu, Gong and Ying §8 (already of mean 1)
 
 
 def _close(est, exact, z=Z, atol=0.0):
@@ -227,7 +227,7 @@ def test_power_of_n_is_jsq():
 
 
 # ------------------------------------------------------------------------------------------
-# paper 002's setting
+# the setting of Liu, Gong and Ying (docs/theory/zero_wait.md)
 # ------------------------------------------------------------------------------------------
 def test_paper_setting_zero_waiting():
     # alpha = 0.4: the paper's theorems need alpha < 0.5 (its section 8 runs alpha = 0.5, its
