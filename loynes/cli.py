@@ -16,8 +16,8 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -25,7 +25,7 @@ import recursions as rc
 
 from .stability import check_stability
 
-LAWS = {
+LAWS: dict[str, tuple[Callable[..., Any], str]] = {
     "exponential": (rc.dists.Exponential, "RATE"),
     "deterministic": (rc.dists.Deterministic, "VALUE"),
     "erlang": (lambda k, r: rc.dists.Erlang(int(k), r), "K,RATE"),
@@ -110,7 +110,8 @@ def build_system(args: argparse.Namespace) -> rc.System:
     ``--p`` is required by jpsw, envelope and split and rejected by the other systems;
     ``--d`` (default 2) applies to leastofd only.
     """
-    p, d = _check_system_flags(args)
+    given_p, given_d = _check_system_flags(args)
+    p, d = cast(int, given_p), cast(int, given_d)  # given where the system takes them
     try:
         s = args.servers
         kind = args.system
@@ -263,7 +264,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one clear line, exit status 2
+    def error(self, message: str) -> NoReturn:  # one clear line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
