@@ -1,4 +1,4 @@
-"""Compiled random maps on sorted workload vectors (MATH.md §2-3).
+"""Compiled random maps on sorted workload vectors (:ref:`Theory › The maps <theory-kw-maps>`).
 
 Every map works **in place** on a float64 workload vector ``w`` sorted ascending (for
 :class:`~recursions.SplitBound`, two consecutive sorted blocks), given the customer's service
@@ -6,19 +6,19 @@ time ``sigma``, the time ``tau`` to the next arrival and a row ``u`` of uniforms
 (routing randomness, drawn outside). Each returns the workload the customer found at the server
 it joined (``>= 0``), or ``-1.0`` when the customer was lost.
 
-=====================  ==========================================================  ===========
-map                     formula (MATH.md)                                           kernel
-=====================  ==========================================================  ===========
-JSW (Kiefer-Wolfowitz)  ``G(w) = R[(w + sigma e_1 - tau 1)^+]``                      ``jsw``
-J_{p+1}SW               ``G^p(w) = R[(w + sigma e_{1 or p+1} - tau 1)^+]``           ``jpsw``
-loss, S servers         ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]``            ``loss``
-random routing          join rank ``floor(u_0 S)``                                   ``random``
-JIQ                     idle server if any, else rank ``floor(u_0 S)``               ``jiq``
-LL(d), least of d       least workload among d ranks drawn without replacement       ``least_of_d``
-envelope Phi            ``[R(w + sigma e_r) v R(w - w(1)e_1 + sigma e_1) - tau 1]^+`` ``envelope``
-split bound             loss block of p servers, overflow to a JSW block of S - p    ``split``
-redundancy (c.o.c.)     ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks (§5)       ``redundancy``
-=====================  ==========================================================  ===========
+====================== =============================================================  ==============
+map                    formula                                                        kernel
+====================== =============================================================  ==============
+JSW (Kiefer-Wolfowitz) ``G(w) = R[(w + sigma e_1 - tau 1)^+]``                        ``jsw``
+J_{p+1}SW              ``G^p(w) = R[(w + sigma e_{1 or p+1} - tau 1)^+]``             ``jpsw``
+loss, S servers        ``L(u) = R[(u + sigma 1{u(1)=0} e_1 - tau 1)^+]``              ``loss``
+random routing         join rank ``floor(u_0 S)``                                     ``random``
+JIQ                    idle server if any, else rank ``floor(u_0 S)``                 ``jiq``
+LL(d), least of d      least workload among d ranks drawn without replacement         ``least_of_d``
+envelope Phi           ``[R(w + sigma e_r) v R(w - w(1)e_1 + sigma e_1) - tau 1]^+``  ``envelope``
+split bound            loss block of p servers, overflow to a JSW block of S - p      ``split``
+redundancy (c.o.c.)    ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks             ``redundancy``
+====================== =============================================================  ==============
 
 Every kernel has the signature of a user's map (:class:`recursions.Map`),
 ``step(w, sigma, tau, u, params) -> found``, so ``rc.Map(rc.maps.jsw, servers=S)`` is the
@@ -202,7 +202,7 @@ def split(w, sigma, tau, u, params):
 
     An arrival that finds an idle server in the loss block joins it; otherwise it overflows
     to the least loaded server of the JSW block. The loss block evolves independently of the
-    JSW block (it is the exogenous routing variable of MATH.md §2), and for a fixed loss
+    JSW block (the exogenous routing variable of :ref:`theory-kw-split`), and for a fixed loss
     block the map is monotone in the JSW block.
     """
     found = split_join(w, sigma, u, params)
@@ -231,7 +231,7 @@ def redundancy_class(params, u0):
 
 @jit
 def redundancy(w, sigma, tau, u, params):
-    """Cancel-on-completion redundancy (MATH.md §5); returns the response time ``T``.
+    """Cancel-on-completion redundancy (:ref:`theory-redundancy-map`); returns the time ``T``.
 
     ``params = [frame, ncls, dmax, (d_j, k_j, cum_j) for each class]``; the row ``u`` is
     ``[class uniform, dmax routing uniforms, dmax component sizes]``. The ``d`` selected ranks
