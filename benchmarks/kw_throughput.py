@@ -6,10 +6,15 @@ included) beside
 
 (a) a plain Python loop of the same map,
 (b) Ciw simulating the same FCFS M/M/S queue (customers per second),
-(c) a minimal hand-written numba loop of the map, drawing inside the loop (the floor),
+(c) a minimal hand-written numba loop of the map with the statistics ``simulate`` keeps
+    (batches, waits, total workload and busy servers in the drain's own pass, the profile and
+    wait histograms), drawing inside the loop from the same Generators (the floor; its final
+    state and P(wait) are checked equal to ``simulate``'s),
+(d) the same loop bare, no statistics (for reference),
 
-and the ratios ours / peer. It also prints the first-call time of a fresh process with a warm
-numba cache. The machine is shared and noisy: read the ratios, not the absolute numbers.
+and the ratios ours / peer, all measured in this one run. It also prints the first-call time
+of a fresh process with a warm numba cache. The machine is shared and noisy: read the ratios,
+not the absolute numbers.
 
 A second table measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in
 JSW kernel as a user map, on drivers compiled for it) side by side with ``rc.JSW(S)`` on the
@@ -35,24 +40,138 @@ import recursions as rc
 
 
 @numba.njit(cache=True)
-def minimal_loop(s, lam, n, seed):
-    """The floor: the JSW map with in-loop draws and nothing else."""
-    np.random.seed(seed)  # noqa: NPY002 - numba's in-loop generator is the floor's
+def bare_loop(s, lam, n, gs, gt):
+    """For reference: the JSW map with in-loop draws and nothing else (no statistics)."""
     w = np.zeros(s)
     acc = 0.0
     for _ in range(n):
         acc += w[0]
-        x = w[0] + np.random.exponential(1.0)  # noqa: NPY002
+        x = w[0] + gs.standard_exponential()
         i = 0
         while i + 1 < s and w[i + 1] < x:
             w[i] = w[i + 1]
             i += 1
         w[i] = x
-        tau = np.random.exponential(1.0 / lam)  # noqa: NPY002
+        tau = gt.standard_exponential() / lam
         for j in range(s):
             v = w[j] - tau
             w[j] = v if v > 0.0 else 0.0
     return acc / n
+
+
+@numba.njit(cache=True)
+def _bin(grid, h, x):
+    """Levels of the uniform grid strictly below ``x`` (searchsorted 'left')."""
+    ng = grid.size
+    if x <= grid[0]:
+        return 0
+    j = min(max(int(np.ceil((x - grid[0]) / h)), 0), ng)
+    while j > 0 and grid[j - 1] >= x:
+        j -= 1
+    while j < ng and grid[j] < x:
+        j += 1
+    return j
+
+
+@numba.njit(cache=True)
+def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
+    """The floor: JSW by hand with in-loop draws and the statistics ``simulate`` keeps.
+
+    Per batch (``nbatch`` equal batches of arrivals): arrivals, customers that waited, the
+    sum of waits, the total workload and busy servers seen by each arrival (added up in the
+    drain's own pass, four partial sums), arrivals finding all busy, and histograms of the
+    busy servers' workloads (every ``every``-th arrival) and of the waits on ``grid``. Draws
+    from the same Generators as ``rc.simulate``'s streams, so its numbers can be checked.
+    """
+    w = np.zeros(s)
+    acc = np.zeros((nbatch, 8))
+    hist = np.zeros((nbatch, 2 * (grid.size + 1)))
+    h = grid[1] - grid[0]
+    off = grid.size + 1
+    tot = 0.0
+    busy = 0
+    b = 0
+    nxt = -((-n) // nbatch)
+    for t in range(n):
+        sigma = gs.standard_exponential()
+        tau = gt.standard_exponential() / lam
+        if t >= nxt:
+            b += 1
+            nxt = -((-(b + 1) * n) // nbatch)
+        acc[b, 0] += 1.0
+        acc[b, 3] += tot
+        acc[b, 4] += busy
+        if busy == s:
+            acc[b, 5] += 1.0
+        if t % every == 0:
+            acc[b, 6] += 1.0
+            for i in range(s):
+                if w[i] > 0.0:
+                    hist[b, _bin(grid, h, w[i])] += 1.0
+        found = w[0]
+        if found > 0.0:
+            acc[b, 1] += 1.0
+            acc[b, 2] += found
+        hist[b, off + _bin(grid, h, found)] += 1.0
+        x = found + sigma
+        i = 0
+        while i + 1 < s and w[i + 1] < x:
+            w[i] = w[i + 1]
+            i += 1
+        w[i] = x
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        busy = 0
+        j = 0
+        while j + 4 <= s:
+            x0 = w[j] - tau
+            x1 = w[j + 1] - tau
+            x2 = w[j + 2] - tau
+            x3 = w[j + 3] - tau
+            x0 = x0 if x0 > 0.0 else 0.0
+            x1 = x1 if x1 > 0.0 else 0.0
+            x2 = x2 if x2 > 0.0 else 0.0
+            x3 = x3 if x3 > 0.0 else 0.0
+            w[j] = x0
+            w[j + 1] = x1
+            w[j + 2] = x2
+            w[j + 3] = x3
+            a0 += x0
+            a1 += x1
+            a2 += x2
+            a3 += x3
+            busy += (x0 > 0.0) + (x1 > 0.0) + (x2 > 0.0) + (x3 > 0.0)
+            j += 4
+        while j < s:
+            v = w[j] - tau
+            v = v if v > 0.0 else 0.0
+            w[j] = v
+            a0 += v
+            busy += v > 0.0
+            j += 1
+        tot = (a0 + a1) + (a2 + a3)
+    return acc, hist, w
+
+
+def streams_of(seed):
+    """The service and interarrival Generators of ``rc.simulate(..., rng=seed)``'s stream."""
+    from recursions._rng import as_seed_sequence, child
+
+    sd = as_seed_sequence(seed).spawn(1)[0]
+    return rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]
+
+
+def minimal_check(s, lam, n):
+    """Whether the minimal loop's P(wait) and final state are those of ``rc.simulate``."""
+    gs, gt = streams_of(1)
+    grid = np.linspace(0.0, 4.0, 33)
+    acc, _, w = minimal_loop(s, lam, n, gs, gt, 32, grid, s)
+    res = rc.simulate(rc.JSW(s), rc.Poisson(lam, rc.dists.Exponential(1.0)), steps=n, rng=1,
+                      grid=grid, engine="dense")
+    return bool(np.array_equal(w, res.final_state[0])
+                and acc[:, 1].sum() / n == res.p_wait.value)
 
 
 def python_loop(s, lam, n, seed):
@@ -110,19 +229,34 @@ def main(quick: bool = False) -> None:
     n_py = 20_000 if quick else 100_000
     n_ciw = 5_000 if quick else 20_000
     print(f"first call in a fresh process, warm numba cache: {first_call_seconds():.2f} s")
-    minimal_loop(2, 1.0, 10, 0)  # compile
+    grid = np.linspace(0.0, 4.0, 33)
+    gs, gt = streams_of(0)
+    minimal_loop(2, 1.0, 10, gs, gt, 2, grid, 2)  # compile
+    bare_loop(2, 1.0, 10, gs, gt)
     rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), steps=100, rng=0)
-    header = f"{'S':>4} {'ours/s':>12} {'python/s':>10} {'ciw/s':>9} {'floor/s':>12}"
-    print(header + f" {'x python':>9} {'x ciw':>8} {'x floor':>8}")
+    header = (f"{'S':>4} {'ours/s':>10} {'python/s':>9} {'ciw/s':>8} {'floor/s':>10} "
+              f"{'bare/s':>10}")
+    print(header + f" {'x python':>8} {'x ciw':>6} {'x floor':>7} {'x bare':>6} {'same':>5}")
     for s in (1, 10, 100):
         lam = 0.9 * s
         inp = rc.Poisson(lam, rc.dists.Exponential(1.0))
-        ours = best_rate(lambda s=s, i=inp: rc.simulate(rc.JSW(s), i, steps=n_fast, rng=1), n_fast)
+        same = minimal_check(s, lam, 20_000)
+        best = {"ours": 0.0, "floor": 0.0, "bare": 0.0}
+        for _ in range(3):  # alternate, so all three see the same machine load
+            for key, fn in (
+                ("ours", lambda s=s, i=inp: rc.simulate(rc.JSW(s), i, steps=n_fast, rng=1,
+                                                         engine="dense")),
+                ("floor", lambda s=s, lam=lam: minimal_loop(s, lam, n_fast, *streams_of(1),
+                                                            32, grid, s)),
+                ("bare", lambda s=s, lam=lam: bare_loop(s, lam, n_fast, *streams_of(1))),
+            ):
+                best[key] = max(best[key], best_rate(fn, n_fast, repeat=1))
+        ours, floor, bare = best["ours"], best["floor"], best["bare"]
         py = best_rate(lambda s=s, lam=lam: python_loop(s, lam, n_py, 1), n_py, repeat=1)
         cw = ciw_rate(s, lam, n_ciw)
-        floor = best_rate(lambda s=s, lam=lam: minimal_loop(s, lam, n_fast, 1), n_fast)
-        print(f"{s:>4} {ours:>12.3e} {py:>10.3e} {cw:>9.3e} {floor:>12.3e}"
-              f" {ours / py:>9.1f} {ours / cw:>8.0f} {ours / floor:>8.2f}")
+        print(f"{s:>4} {ours:>10.3e} {py:>9.3e} {cw:>8.3e} {floor:>10.3e} {bare:>10.3e}"
+              f" {ours / py:>8.1f} {ours / cw:>6.0f} {ours / floor:>7.2f} {ours / bare:>6.2f}"
+              f" {'yes' if same else 'NO':>5}", flush=True)
     user_map_rows(n_fast)
 
 

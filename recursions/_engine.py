@@ -54,7 +54,7 @@ from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map'
 FUSED = True  # whether JOIN + the driver's own drain is STEP; bound by compiled_drivers
 
 
-@jit
+@jit(inline="always")
 def total_busy(w):
     """``(sum of w, number of w_i > 0)``; the sum in four interleaved partial sums.
 
@@ -87,7 +87,7 @@ def total_busy(w):
     return (a0 + a1) + (a2 + a3), busy
 
 
-@jit
+@jit(inline="always")
 def drain_total_busy(w, tau):
     """``drain(w, tau)`` and, in the same pass, :func:`total_busy` of the drained vector."""
     s = w.size
@@ -127,109 +127,22 @@ def drain_total_busy(w, tau):
 
 
 @jit
-def apply_step(params, w, sigma, tau, u, collect):
-    """One arrival: ``found`` and, when ``collect``, the total and busy count of the new state.
+def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, draw, n, collect,
+            t0, total, nbatch, grid, h, every, acc, hist, path):
+    """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
-    A drain-last kernel (``FUSED``) runs its join, then the drain adds up the statistics in
-    its own pass; any other kernel runs whole and the statistics take one more pass.
+    With ``draw`` the service times are ``draw_one(scode, spar, gs)``, the interarrival
+    times ``draw_one(tcode, tpar, gt)`` and the ``m`` routing uniforms ``gu.random()`` each,
+    customer after customer (the numbers of ``law.sample(gs, n)``, ``law.sample(gt, n)`` and
+    ``gu.random((n, m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc``,
+    ``hist`` and ``path`` are this replication's rows (see :func:`run_chunk`). The per-arrival
+    statistics are written out here rather than in helpers: a call that takes arrays costs
+    reference counting per arrival.
     """
-    tot = 0.0
-    busy = 0
-    if FUSED:
-        found = JOIN(w, sigma, u, params)
-        if collect:
-            tot, busy = drain_total_busy(w, tau)
-        else:
-            for i in range(w.size):
-                v = w[i] - tau
-                w[i] = v if v > 0.0 else 0.0
-    else:
-        found = STEP(w, sigma, tau, u, params)
-        if collect:
-            tot, busy = total_busy(w)
-    return found, tot, busy
-
-
-@jit
-def seen(w, tot, busy, t, every, grid, h, c, hist, b, path, record):
-    """Statistics of the state ``w`` seen by arrival ``t`` (total ``tot``, ``busy`` servers)."""
     s = w.size
-    c[WORK] += tot
-    c[BUSY] += busy
-    if busy == s:
-        c[ALL_BUSY] += 1.0
-    if t % every == 0:
-        c[SAMPLED] += 1.0
-        for i in range(s):
-            if w[i] > 0.0:
-                hist[b, level_bin(grid, h, w[i])] += 1.0
-    if record:
-        for i in range(s):
-            path[t, i] = w[i]
-
-
-@jit
-def outcome(found, sigma, grid, h, c, hist, b, found_hist):
-    """Statistics of what the customer found (``found``, or lost when negative)."""
-    c[ARRIVALS] += 1.0
-    if found < 0.0:
-        c[LOST] += 1.0
-        c[LOST_WORK] += sigma
-    else:
-        c[JOINED] += 1.0
-        if found > 0.0:
-            c[WAITED] += 1.0
-            c[WAIT_SUM] += found
-        if found_hist:  # histogram of what was found
-            hist[b, grid.size + 1 + level_bin(grid, h, found)] += 1.0
-
-
-@jit
-def advance_drawn(params, w, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
-                  hist, path):
-    """One replication through pre-drawn ``sig``, ``tau``, ``U`` (see :func:`run_chunk`)."""
-    n = sig.size
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
-    c = np.zeros(acc.shape[1])
-    b = (t0 * nbatch) // total if collect else 0
-    next_start = batch_start(b + 1, total, nbatch)
-    tot = 0.0
-    busy = 0
-    if collect:
-        load_batch(acc, b, c)
-        tot, busy = total_busy(w)
-    for k in range(n):
-        if collect:
-            t = t0 + k
-            if t >= next_start:
-                store_batch(acc, b, c)
-                b += 1
-                next_start = batch_start(b + 1, total, nbatch)
-                load_batch(acc, b, c)
-            seen(w, tot, busy, t, every, grid, h, c, hist, b, path, record)
-        found, tot, busy = apply_step(params, w, sig[k], tau[k], U[k], collect)
-        if collect:
-            outcome(found, sig[k], grid, h, c, hist, b, found_hist)
-    if collect:
-        store_batch(acc, b, c)
-
-
-@jit
-def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0, total,
-              nbatch, grid, h, every, acc, hist, path):
-    """One replication ``w`` through ``n`` arrivals drawn inside the loop.
-
-    Service times are ``draw_one(scode, spar, gs)``, interarrival times ``draw_one(tcode,
-    tpar, gt)`` and the ``m`` routing uniforms ``gu.random()`` each, customer after customer:
-    the numbers of ``law.sample(gs, n)``, ``law.sample(gt, n)`` and ``gu.random((n, m))``, so
-    a run gives the numbers of :func:`run_chunk` on those blocks. ``acc``, ``hist`` and
-    ``path`` are this replication's rows (shapes ``(nbatch, N_STATS)``, ``(nbatch, G)`` and
-    ``(steps, S)`` or empty); the rest as in :func:`run_chunk`. Runs without the GIL, so
-    replications can run in threads.
-    """
-    record = path.shape[0] > 0
-    found_hist = hist.shape[1] >= 2 * (grid.size + 1)
+    off = grid.size + 1
     c = np.zeros(acc.shape[1])
     u = np.empty(m)
     b = (t0 * nbatch) // total if collect else 0
@@ -240,10 +153,16 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
         load_batch(acc, b, c)
         tot, busy = total_busy(w)
     for k in range(n):
-        sigma = draw_one(scode, spar, gs)
-        ta = draw_one(tcode, tpar, gt)
-        for j in range(m):
-            u[j] = gu.random()
+        if draw:
+            sigma = draw_one(scode, spar, gs)
+            ta = draw_one(tcode, tpar, gt)
+            for j in range(m):
+                u[j] = gu.random()
+            uk = u
+        else:
+            sigma = sig[k]
+            ta = tau[k]
+            uk = U[k]
         if collect:
             t = t0 + k
             if t >= next_start:
@@ -251,17 +170,81 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
                 b += 1
                 next_start = batch_start(b + 1, total, nbatch)
                 load_batch(acc, b, c)
-            seen(w, tot, busy, t, every, grid, h, c, hist, b, path, record)
-        found, tot, busy = apply_step(params, w, sigma, ta, u, collect)
+            c[WORK] += tot
+            c[BUSY] += busy
+            if busy == s:
+                c[ALL_BUSY] += 1.0
+            if t % every == 0:
+                c[SAMPLED] += 1.0
+                for i in range(s):
+                    if w[i] > 0.0:
+                        hist[b, level_bin(grid, h, w[i])] += 1.0
+            if record:
+                for i in range(s):
+                    path[t, i] = w[i]
+        # the step; a drain-last kernel's drain adds up the next state's statistics
+        if FUSED:
+            found = JOIN(w, sigma, uk, params)
+            if collect:
+                tot, busy = drain_total_busy(w, ta)
+            else:
+                for i in range(s):
+                    v = w[i] - ta
+                    w[i] = v if v > 0.0 else 0.0
+        else:
+            found = STEP(w, sigma, ta, uk, params)
+            if collect:
+                tot, busy = total_busy(w)
         if collect:
-            outcome(found, sigma, grid, h, c, hist, b, found_hist)
+            c[ARRIVALS] += 1.0
+            if found < 0.0:
+                c[LOST] += 1.0
+                c[LOST_WORK] += sigma
+            else:
+                c[JOINED] += 1.0
+                if found > 0.0:
+                    c[WAITED] += 1.0
+                    c[WAIT_SUM] += found
+                if found_hist:  # histogram of what was found
+                    hist[b, off + level_bin(grid, h, found)] += 1.0
     if collect:
         store_batch(acc, b, c)
 
 
+@jit
+def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0, total,
+              nbatch, grid, h, every, acc, hist, path):
+    """One replication ``w`` through ``n`` arrivals drawn inside the loop (:func:`advance`).
+
+    ``acc``, ``hist`` and ``path`` are this replication's rows (shapes ``(nbatch, N_STATS)``,
+    ``(nbatch, G)`` and ``(steps, S)`` or empty); the rest as in :func:`run_chunk`. The run
+    gives the numbers of :func:`run_chunk` on the blocks those generators would draw. Runs
+    without the GIL, so replications can run in threads.
+    """
+    empty = np.zeros(0)
+    advance(params, w, empty, empty, np.zeros((0, m)), gs, scode, spar, gt, tcode, tpar, gu,
+            m, True, n, collect, t0, total, nbatch, grid, h, every, acc, hist, path)
+
+
 @jit(parallel=True)
-def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
-              hist, path):
+def run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
+                       acc, hist, path, gen):
+    """:func:`run_chunk`, with ``gen`` a stand-in generator nothing is drawn from."""
+    nrep = W.shape[0]
+    record = path.shape[0] > 0
+    none = np.zeros((0, 0))
+    one = np.ones(1)
+    for r in numba.prange(nrep):
+        advance(params, W[r], sig[r], tau[r], U[r], gen, 0, one, gen, 0, one, gen, U.shape[2],
+                False, sig.shape[1], collect, t0, total, nbatch, grid, h, every, acc[r],
+                hist[r], path[r] if record else none)
+
+
+_STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
+
+
+def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc, hist,
+              path):
     """Advance every replication ``r`` (row ``W[r]``) through ``sig.shape[1]`` pre-drawn arrivals.
 
     When ``collect`` is true, statistics of the state seen by arrival ``t0 + k`` (measured
@@ -270,14 +253,11 @@ def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every
     in ``hist[r, b, level_bin(w_i)]`` (the profile is a reversed cumulative sum of ``hist``).
     When ``hist`` has twice ``grid.size + 1`` columns, the second half histograms what each
     customer found (the FCFS wait under JSW, the response time under redundancy).
-    The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty.
+    The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty. Replications run
+    in parallel (``prange``).
     """
-    nrep = W.shape[0]
-    record = path.shape[0] > 0
-    none = np.zeros((0, 0))
-    for r in numba.prange(nrep):
-        advance_drawn(params, W[r], sig[r], tau[r], U[r], collect, t0, total, nbatch, grid,
-                      h, every, acc[r], hist[r], path[r] if record else none)
+    run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
+                       hist, path, _STAND_IN)
 
 
 @jit

@@ -32,7 +32,7 @@ JIT_OPTIONS: dict[str, Any] = {
 }
 
 
-def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
+def jit(fn: F | None = None, *, parallel: bool = False, inline: str = "never") -> Any:
     """Compile ``fn`` with the project's jit options.
 
     Parameters
@@ -41,6 +41,9 @@ def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
         The function to compile. When omitted, a decorator is returned.
     parallel : bool, default False
         Enable ``numba.prange`` loops (used by the replication drivers only).
+    inline : {"never", "always"}, default "never"
+        ``"always"`` inlines the function into its callers in numba's own IR, so the arrays
+        it takes cost no reference counting per call (the drivers' per-arrival helpers).
 
     Returns
     -------
@@ -58,6 +61,8 @@ def jit(fn: F | None = None, *, parallel: bool = False) -> Any:
     3.0
     """
     options = dict(JIT_OPTIONS, parallel=parallel)
+    if inline != "never":
+        options["inline"] = inline
 
     def compile_(f: F) -> Any:
         try:

@@ -19,7 +19,7 @@ ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BU
 N_STATS = 10
 
 
-@jit
+@jit(inline="always")
 def level_bin(grid, h, x):
     """Number of grid levels strictly below ``x`` (``searchsorted(grid, x, 'left')``).
 
@@ -48,21 +48,21 @@ def level_bin(grid, h, x):
     return j
 
 
-@jit
+@jit(inline="always")
 def load_batch(acc, b, c):
     """Copy the batch row ``acc[b]`` into the running sums ``c``."""
     for j in range(c.size):
         c[j] = acc[b, j]
 
 
-@jit
+@jit(inline="always")
 def store_batch(acc, b, c):
     """Write the running sums ``c`` back to ``acc[b]``."""
     for j in range(c.size):
         acc[b, j] = c[j]
 
 
-@jit
+@jit(inline="always")
 def batch_start(b, total, nbatch):
     """First measured index of batch ``b``."""
     return -((-b * total) // nbatch)

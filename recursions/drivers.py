@@ -59,10 +59,12 @@ def _python_jit(fn: Any = None, **_: Any) -> Any:
     return (lambda f: f) if fn is None else fn
 
 
-def _uncached_jit(fn: Any = None, *, parallel: bool = False) -> Any:
+def _uncached_jit(fn: Any = None, *, parallel: bool = False, inline: str = "never") -> Any:
     import numba
 
     options = dict(JIT_OPTIONS, cache=False, parallel=parallel)
+    if inline != "never":
+        options["inline"] = inline
     return numba.njit(**options) if fn is None else numba.njit(**options)(fn)
 
 

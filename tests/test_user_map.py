@@ -605,3 +605,73 @@ def test_closures_are_not_cached_on_disk():
 
     assert _cache_key(numba.njit(inner)) is None
     assert _cache_key(scratch_jsw) is not None
+
+
+# -- the drivers' on-disk cache: key, unreadable sources, temporary files -----------------
+def test_engine_sources_are_closed_under_their_imports():
+    # every recursions file the drivers compile in is hashed into the cache key
+    import re
+    from pathlib import Path
+
+    from recursions.drivers import ENGINE_SOURCES
+
+    root = Path(rc.__file__).parent
+    for name in ENGINE_SOURCES:
+        text = (root / name).read_text()
+        pkg = Path(name).parent
+        for dots, mod in re.findall(r"^from (\.+)([\w.]*) import", text, re.M):
+            base = pkg
+            for _ in range(len(dots) - 1):
+                base = base.parent
+            target = (base / mod.replace(".", "/")).as_posix() + ".py" if mod else None
+            if target is not None and (root / target).exists():
+                assert target.removeprefix("./") in ENGINE_SOURCES, (name, target)
+
+
+def test_cache_key_changes_with_the_engine_sources_and_the_version(monkeypatch):
+    import recursions.drivers as dr
+
+    key = _cache_key(rc.maps.jsw)
+    monkeypatch.setattr(dr, "_engine_text", lambda: "an edited engine")
+    edited = _cache_key(rc.maps.jsw)
+    monkeypatch.undo()
+    monkeypatch.setattr(rc, "__version__", "0.0.0-other")
+    other_version = _cache_key(rc.maps.jsw)
+    assert len({key, edited, other_version}) == 3
+
+
+def test_step_with_an_unreadable_source_file_gets_uncached_drivers():
+    # as in a Jupyter cell: the source is in linecache, the file named by the code is not there
+    import linecache
+    import textwrap
+
+    fname = "/nonexistent-dir/ipykernel_0/cell_1.py"
+    src = textwrap.dedent('''
+        from recursions.vectors import add_at_rank, drain
+
+        def cell_jsw(w, sigma, tau, u, params):
+            found = add_at_rank(w, 0, w.size, 0, sigma)
+            drain(w, tau)
+            return found
+    ''')
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    ns = {"__name__": "__main__"}
+    exec(compile(src, fname, "exec"), ns)
+    step = numba.njit(ns["cell_jsw"])
+    assert _cache_key(step) is None
+    _, how = compiled_drivers(step)
+    assert how == "uncached"
+    inp = rc.Poisson(2.0, E(1.0))
+    a = rc.simulate(rc.Map(step, servers=3, monotone=True), inp, steps=3000, rng=2)
+    b = rc.simulate(rc.JSW(3), inp, steps=3000, rng=2)
+    np.testing.assert_array_equal(a.final_state, b.final_state)
+    assert a.mean_wait == b.mean_wait
+
+
+def test_temporary_driver_files_have_unique_names(tmp_path):
+    from recursions.drivers import _temporary_name
+
+    target = tmp_path / "drivers_abc.py"
+    names = {_temporary_name(target) for _ in range(100)}
+    assert len(names) == 100
+    assert all(n.parent == tmp_path and str(os.getpid()) in n.name for n in names)

@@ -1,0 +1,57 @@
+"""Draws inside the kernels continue numpy's streams: the numbers of the block draws, bit for bit.
+
+``rc.simulate`` draws a renewal input with built-in laws inside the dense and heap loops
+(``recursions.dists.kernel.draw_one`` on the stream's own generators); every other input is
+drawn in blocks outside. Forcing the block path must give the very same results.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import recursions as rc
+
+sim = importlib.import_module("recursions.simulate")
+D = rc.dists
+
+CASES = [
+    (rc.JSW(3), rc.Poisson(2.0, D.Exponential(1.0)), {}),
+    (rc.JIQ(4), rc.Poisson(3.0, D.LogNormal(1.0, 3.0)), {"replications": 3}),
+    (rc.Loss(3), rc.Poisson(2.0, D.Uniform(0.5, 1.5)), {"record": True}),
+    (rc.Envelope(rc.JpSW(3, 1)), rc.Renewal(D.Erlang(2, rate=1.0), D.Exponential(1.0)), {}),
+    (rc.Map(rc.maps.least_of_d, servers=4, uniforms=1, params=[2.0], monotone=True),
+     rc.Poisson(3.0, D.Lomax(3.0, mean=1.0)), {}),
+    (rc.JSW(40), rc.Poisson(30.0, D.Erlang(2, rate=2.0)), {"engine": "heap"}),
+    (rc.JIQ(50), rc.Poisson(40.0, D.Exponential(1.0)), {"engine": "heap", "replications": 2}),
+    (rc.LeastOfD(50, 2), rc.Poisson(40.0, D.Deterministic(1.0)), {"time": 200.0}),
+]
+
+
+@pytest.mark.parametrize(("system", "inp", "kw"), CASES, ids=lambda x: repr(x)[:40])
+def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
+    assert sim._kernel_laws(inp) is not None
+    kw = {"steps": 6000, "warmup": 300, "rng": 3, **kw}
+    if "time" in kw:
+        kw.pop("steps")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        a = rc.simulate(system, inp, **kw)
+        monkeypatch.setattr(sim, "_kernel_laws", lambda _: None)
+        b = rc.simulate(system, inp, **kw)
+    np.testing.assert_array_equal(a.final_state, b.final_state)
+    for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
+                 "p_loss"):
+        assert getattr(a, name) == getattr(b, name), name
+    np.testing.assert_array_equal(a.profile(a.grid).value, b.profile(b.grid).value)
+    if a.path is not None:
+        np.testing.assert_array_equal(a.path, b.path)
+
+
+def test_laws_without_an_element_by_element_sampler_keep_block_draws():
+    inp = rc.Poisson(1.0, D.HyperExponential([0.5, 0.5], [1.0, 3.0]))
+    assert sim._kernel_laws(inp) is None
+    assert sim._kernel_laws(rc.Periodic([1.0], [2.0], phase=0)) is None
