@@ -614,6 +614,7 @@ def _draw(sd, system, inp, walks, start, cap):
     """One draw from the seed ``sd`` (see :func:`bounded_method`)."""
     jiq, p = _kind(system)
     g_path, g_route = np.random.default_rng(sd).spawn(2)
+    past: _WalkPast | _ReversedPast
     if walks is not None:
         past, unit = _WalkPast(walks.template(), g_path), "customers"
     else:

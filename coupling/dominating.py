@@ -210,7 +210,8 @@ class ReversedQueue:
         """Customers present at forward time ``-s``."""
         return int(self._n)
 
-    def advance(self, s_target: float, stop_when_empty: bool = False):
+    def advance(self, s_target: float,
+                stop_when_empty: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Run reversed time up to ``s_target``; return the forward arrivals met on the way.
 
         Parameters

@@ -240,7 +240,7 @@ def _free_pairs(gen: np.random.Generator, n: int, s: int) -> tuple[np.ndarray, n
 def _innovations(gen: np.random.Generator, u: np.ndarray, v: np.ndarray,
                  m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """sigma, tau and ``m`` routing uniforms per case, with boundary values."""
-    n, s = u.shape
+    n, s = int(u.shape[0]), int(u.shape[1])
     rows = np.arange(n)
     coord = np.where(gen.random(n) < 0.5, u[rows, gen.integers(0, s, n)],
                      v[rows, gen.integers(0, s, n)])

@@ -79,8 +79,9 @@ import os
 import pickle
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -95,6 +96,9 @@ from recursions.tables import Record
 from .dominating import ReversedQueue, support_max
 from .ra_walk import RAWalk, ra_known_from
 from .tilting import mgf
+
+if TYPE_CHECKING:
+    from .vacation import VacationTemplate
 
 __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
@@ -176,8 +180,9 @@ class PerfectSample(Record):
     system: str
     input: str
     dominated_by: str | None = None
-    time_back: np.ndarray = field(default=None)  # type: ignore[assignment]
-    seconds: np.ndarray = field(default=None)  # type: ignore[assignment]
+    # None: filled in by __post_init__ (NaN for time_back, seconds)
+    time_back: np.ndarray = field(default=None)  # type: ignore[arg-type]
+    seconds: np.ndarray = field(default=None)  # type: ignore[arg-type]
     has_loss: bool = False
 
     def __post_init__(self) -> None:
@@ -855,7 +860,7 @@ def _init_worker(payload: bytes, threads: int) -> None:
     with contextlib.suppress(Exception):
         import numba
 
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     _WORKER_RUN = pickle.loads(payload)
 
 
@@ -1244,8 +1249,9 @@ def perfect_sample(
     seeds = root.spawn(size)
     nworkers = _check_workers(workers, size)
     progress = check_bool(progress, "progress")
-    given = {"start_time": start_time, "cap_time": cap_time, "start_customers": start_customers,
-             "cap_customers": cap_customers}
+    given: dict[str, Any] = {"start_time": start_time, "cap_time": cap_time,
+                             "start_customers": start_customers, "cap_customers": cap_customers}
+    run_one: Callable[[np.random.SeedSequence], Any]
 
     bound = None
     if dominated_by is not None:
@@ -1271,11 +1277,11 @@ def perfect_sample(
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
                              f"(Poisson or GI), got {type(input).__name__}")
         method = _jsw_method(input, method, S)
-        walks = None
+        walks: VacationTemplate | _Walks | None = None
         if method == "vacation":
-            from .vacation import VacationTemplate
+            from .vacation import VacationTemplate as Template
 
-            walks = VacationTemplate(S, input)
+            walks = Template(S, input)
         elif method != "dominated":
             walks = _Walks(S, input.service, input.interarrival,
                            "cyclic" if method == "dominated-cyclic" else "random")

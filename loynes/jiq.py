@@ -249,15 +249,16 @@ def mg1_workload_sf(
     """
     lam, law, rho, wa = _prepare(arrival_rate, service, w)
     h = _step(step)
-    if _method(method) == "auto" and law.exponential_rate is not None:
-        return rho * np.exp(-(law.rate - lam) * wa)
+    mu = law.exponential_rate
+    if _method(method) == "auto" and mu is not None:
+        return rho * np.exp(-(mu - lam) * wa)
     out = np.zeros(wa.shape)
     finite = np.isfinite(wa)
     if finite.any():
         h, cells = _grid(law, wa, h)
         fc = _equilibrium_tail_grid(law, h, cells)
         s_lo, s_up = _lattice_tails(rho, fc)
-        nodes = h * (np.arange(cells) + 0.5)
+        nodes: FloatArray = h * (np.arange(cells, dtype=np.float64) + 0.5)
 
         def one_jump(x: FloatArray) -> FloatArray:  # (1 - rho) rho F_e^c(x): the N = 1 term
             if not law.closed_form_tails:  # its integrated_sf is slow: interpolate the grid

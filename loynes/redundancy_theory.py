@@ -425,12 +425,13 @@ def d_monotonicity(job_class: JobClass, scale: float | None = None, cases: int =
     gen = np.random.default_rng(as_seed_sequence(rng))
     c = job_class
     s = c.mean_size if scale is None else float(scale)
+    assert s is not None  # JobClass sets mean_size
     up = down = 0
     if c.d == 1:
         return "constant"
     for _ in range(cases):
         # sorted relative workloads from random gaps; widen one gap (shift all above it)
-        D = np.concatenate(([0.0], np.cumsum(gen.exponential(s, c.d - 1))))
+        D = np.concatenate((np.zeros(1), np.cumsum(gen.exponential(s, c.d - 1))))
         D2 = D.copy()
         D2[int(gen.integers(1, c.d)):] += gen.exponential(s)
         xi = c.sample(gen, samples)

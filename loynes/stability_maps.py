@@ -307,18 +307,22 @@ def _rate(inp: rc.Input) -> float:
     return 1.0 / float(inp.mean_interarrival)
 
 
-def _auto_boundaries(system_factory, input_factory, loads, params) -> dict[str, Callable]:
+def _auto_boundaries(system_factory: Callable[[Any], rc.System],
+                     input_factory: Callable[[float], rc.Input], loads: Sequence[float],
+                     params: Sequence[Any]) -> dict[str, Callable[[Any], float]]:
     """(3) and (11) for J_{p+1}SW with Poisson input whose rate is proportional to the load."""
     from .checks import _is_poisson
 
     try:
-        systems = {p: system_factory(p) for p in params}
-        ends = [input_factory(x) for x in (loads[0], loads[-1])]
+        made = {p: system_factory(p) for p in params}
+        inputs = [input_factory(x) for x in (loads[0], loads[-1])]
     except Exception:
         return {}
-    if not all(type(s) is rc.JpSW for s in systems.values()):
+    systems = {p: s for p, s in made.items() if type(s) is rc.JpSW}
+    if len(systems) < len(made):
         return {}
-    if not all(_is_poisson(i) for i in ends) or loads[0] <= 0:
+    ends = [i for i in inputs if isinstance(i, rc.Renewal) and _is_poisson(i)]
+    if len(ends) < len(inputs) or loads[0] <= 0:
         return {}
     k = _rate(ends[0]) / loads[0]  # rate per unit of load
     if not math.isclose(_rate(ends[1]) / loads[-1], k, rel_tol=1e-9):

@@ -234,11 +234,12 @@ def _init_worker(payload: bytes, numba_threads: int) -> None:
     with contextlib.suppress(Exception):
         import numba
 
-        numba.set_num_threads(min(numba_threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(numba_threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     _WORKER_FUNC = pickle.loads(payload)
 
 
-def _pool_task(k: int, point: dict[str, Any], seed: np.random.SeedSequence):
+def _pool_task(k: int, point: dict[str, Any],
+               seed: np.random.SeedSequence) -> tuple[int, dict[str, Any] | None, str | None]:
     return _run_task(_WORKER_FUNC, k, point, seed)
 
 
@@ -355,7 +356,12 @@ def _bar(progress: bool, total: int) -> Any:
 # -- runners ------------------------------------------------------------------------------
 
 
-def _run_serial(func, tasks, results, bar) -> bool:
+Task = tuple[int, dict[str, Any], np.random.SeedSequence]
+Results = dict[int, tuple[dict[str, Any] | None, str | None]]
+
+
+def _run_serial(func: Callable[..., Any], tasks: list[Task], results: Results,
+                bar: Any) -> bool:
     try:
         for k, point, seed in tasks:
             _, vals, err = _run_task(func, k, point, seed)
@@ -388,12 +394,14 @@ def _main_from_unreadable_file() -> str | None:
     if not isinstance(path, str):
         return None
     full = path
-    if not os.path.isabs(full) and mp_process.ORIGINAL_DIR is not None:
-        full = os.path.join(mp_process.ORIGINAL_DIR, full)
+    original = getattr(mp_process, "ORIGINAL_DIR", None)  # where the spawned workers start
+    if not os.path.isabs(full) and original is not None:
+        full = os.path.join(original, full)
     return None if os.path.isfile(full) else path
 
 
-def _run_local(func, tasks, results, bar, max_workers: int) -> bool:
+def _run_local(func: Callable[..., Any], tasks: list[Task], results: Results, bar: Any,
+               max_workers: int) -> bool:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -458,7 +466,8 @@ def _dask_client(client: Any) -> tuple[Any, bool]:
                     f"string, got {type(client).__name__}")
 
 
-def _run_dask(func, tasks, results, bar, client: Any) -> bool:
+def _run_dask(func: Callable[..., Any], tasks: list[Task], results: Results, bar: Any,
+              client: Any) -> bool:
     import uuid
 
     import distributed

@@ -24,6 +24,7 @@ import os
 import sys
 import warnings
 from dataclasses import dataclass
+from types import FrameType
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class SimulationWarning(RuntimeWarning):
 def warn(message: str) -> None:
     """Issue a :class:`SimulationWarning` attributed to the first caller outside this package."""
     here = os.path.dirname(os.path.abspath(__file__))
-    frame = sys._getframe(0)
+    frame: FrameType | None = sys._getframe(0)
     level = 1
     while frame is not None and os.path.dirname(
             os.path.abspath(frame.f_code.co_filename)) == here:
@@ -274,7 +275,7 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
         kmin = k if kmin is None else min(kmin, k)
         if k >= MIN_BATCHES_LAG1:
             lags.append(float(dy[:-1] @ dy[1:]) / syy)
-    if used == 0:
+    if used == 0 or kmin is None:
         return None
     slope = sxy / sxx
     if dof > 0 and rss > 0:

@@ -33,8 +33,8 @@ class Estimate:
     (0.5, (0.4804, 0.5196))
     """
 
-    value: float
-    se: float
+    value: float | np.ndarray
+    se: float | np.ndarray
 
     def __float__(self) -> float:
         return float(self.value)

@@ -320,6 +320,9 @@ class Poisson(Renewal):
     1.5
     """
 
+    rate: float
+    """The arrival rate ``lambda``."""
+
     def __init__(self, rate: float, service: Any) -> None:
         rate = check_positive(rate, "rate")
         super().__init__(Exponential(rate), service)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ._validate import check_int, check_nonnegative, check_positive, check_real
 from .codes import HeapPolicy
 from .dists import as_law
 from .systems import System
+
+if TYPE_CHECKING:
+    from .inputs import PoissonArrivals, RenewalArrivals
 
 __all__ = ["JobClass", "Redundancy", "free_system_work"]
 
@@ -373,7 +376,7 @@ class Redundancy(System):
         return float(sum(p * c.mean_size for p, c in zip(self.probs, self.classes,
                                                          strict=True)))
 
-    def poisson(self, rate: float):
+    def poisson(self, rate: float) -> PoissonArrivals:
         """Poisson arrivals of total rate ``rate`` (``lambda n``) for this system.
 
         An input that carries arrivals only (:class:`~recursions.inputs.PoissonArrivals`):
@@ -401,7 +404,7 @@ class Redundancy(System):
 
         return PoissonArrivals(rate, work_scale=self._work_scale())
 
-    def renewal(self, interarrival: Any):
+    def renewal(self, interarrival: Any) -> RenewalArrivals:
         """Renewal arrivals with i.i.d. interarrival times from ``interarrival``.
 
         An input that carries arrivals only (:class:`~recursions.inputs.RenewalArrivals`), as

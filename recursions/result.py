@@ -93,10 +93,10 @@ class SimulationResult(Record):
     mean_response: Estimate | None = None
     engine: str = "dense"
     batch_check: dg.BatchCheck | None = None
-    _prof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _den: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _fprof: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
-    _fden: np.ndarray = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
+    _prof: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _den: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _fden: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def profile(self, w: Any) -> Estimate:
         """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.
@@ -159,12 +159,12 @@ class SimulationResult(Record):
         """Response-time tail ``P(R > t)`` of redundancy systems (same as :meth:`wait_sf`)."""
         return self.wait_sf(t)
 
-    def _on_grid(self, w: Any, counts: np.ndarray, den_batches: np.ndarray,
+    def _on_grid(self, w: Any, counts: np.ndarray | None, den_batches: np.ndarray | None,
                  what: str) -> Estimate:
         w = np.asarray(w, dtype=np.float64)
         flat = np.atleast_1d(w).ravel()
         g = self.grid
-        if g.size == 0:
+        if g.size == 0 or counts is None or den_batches is None:
             raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
         if what == "profile":
             _check_profile_samples(den_batches, self.replications, self.final_state.shape[-1])

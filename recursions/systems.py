@@ -613,7 +613,7 @@ class Envelope(System):
 
     # the kernel, uniforms and loss flag follow the bounded system
     @property
-    def kernel(self) -> Any:  # type: ignore[override]
+    def kernel(self) -> Any:
         """The envelope's kernel, or the wrapped monotone system's own."""
         return self.system.kernel if self._passthrough else maps.envelope
 

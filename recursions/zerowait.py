@@ -39,7 +39,7 @@ import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -871,7 +871,7 @@ def simulate_queues(
         raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps_i}")
     if not isinstance(engine, str) or engine not in ("auto", "queues", "counts"):
         raise ValueError(f"engine must be 'auto', 'queues' or 'counts', got {engine!r}")
-    law = input.service
+    law = cast(Any, input).service  # a Poisson input (checked above) has a service law
     cox = _as_coxian(law)
     if engine == "auto":
         engine = "counts" if cox is not None else "queues"
