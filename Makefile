@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,plot,docs]'
+	$(PY) -m pip install --quiet -e '.[test,plot,docs,tables]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -17,6 +17,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest --doctest-modules recursions coupling loynes tests
 	$(MAKE) --no-print-directory docs
 
@@ -29,6 +30,7 @@ docs: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/ruff format --check .
 
 bench: $(STAMP)
