@@ -5,8 +5,8 @@ For M/M/S, M/D/S and E2/M/S (Erlang-2 arrivals) at S in {2, 10, 50, 100} and loa
 bound where ``S (rho - 1/2) >= 3.5`` or ``S >= 80``, round robin below), exact samples per
 second, the mean number of customers gone back per sample, the estimate of P(wait) with its
 i.i.d. standard error, and the cost of a forward simulation (``rc.simulate``, batch means,
-measured in the same run) reaching the same standard error on P(wait), with the ratio. A cell that cannot
-sample within the backward cap says "capped" (none does with the vacation bound).
+measured in the same run) reaching the same standard error on P(wait), with the ratio. A cell
+that cannot sample within the backward cap says "capped" (none does with the vacation bound).
 
 A second table runs the three older bounds (random assignment as reversed M/G/1 queues, as a
 certified walk, round robin as a certified walk) beside the vacation bound on the cells where
