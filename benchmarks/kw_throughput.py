@@ -52,7 +52,7 @@ def bare_loop(s, lam, n, gs, gt):
             w[i] = w[i + 1]
             i += 1
         w[i] = x
-        tau = gt.standard_exponential() / lam
+        tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
         for j in range(s):
             v = w[j] - tau
             w[j] = v if v > 0.0 else 0.0
@@ -94,7 +94,7 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
     nxt = -((-n) // nbatch)
     for t in range(n):
         sigma = gs.standard_exponential()
-        tau = gt.standard_exponential() / lam
+        tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
         if t >= nxt:
             b += 1
             nxt = -((-(b + 1) * n) // nbatch)
