@@ -20,27 +20,23 @@ simulators and the analytic formulas need:
 
 The laws, all with closed-form ``sf`` and ``integrated_sf``:
 
-============================================  ==================================
-law                                           module
-============================================  ==================================
-:class:`Exponential` ``(rate=)`` or           :mod:`recursions.dists.phase_type`
-``(mean=)``; :class:`Erlang` ``(k, rate=)``
-or ``(k, mean=)``; :class:`HyperExponential`
-``(probs, rates)`` and ``.balanced(mean,
-scv)``; :class:`Coxian` ``(rates, probs)``
-and ``.normalised``
-:class:`Deterministic` ``(value=)`` or        :mod:`recursions.dists.bounded`
-``(mean=)``; :class:`Uniform` ``(low=,
-high=)``; :class:`Empirical` ``(values,
-weights=None)``
-:class:`LogNormal` ``(mean=, scv=)``;         :mod:`recursions.dists.heavy`
-:class:`Lomax` ``(shape=, scale=)`` or
-``(shape=, mean=)`` (Pareto type II, needs
-``shape > 1``)
-:class:`ScipyLaw` ``(dist)`` and              :mod:`recursions.dists.scipy_law`
-:func:`as_law`
-:class:`Law`, :class:`KernelSampler`          :mod:`recursions.dists.base`
-============================================  ==================================
+==================================  ============================================================
+module                              laws
+==================================  ============================================================
+:mod:`recursions.dists.phase_type`  :class:`Exponential` ``(rate=)`` or ``(mean=)``;
+                                    :class:`Erlang` ``(k, rate=)`` or ``(k, mean=)``;
+                                    :class:`HyperExponential` ``(probs, rates)`` and
+                                    ``.balanced(mean, scv)``; :class:`Coxian` ``(rates, probs)``
+                                    and ``.normalised``
+:mod:`recursions.dists.bounded`     :class:`Deterministic` ``(value=)`` or ``(mean=)``;
+                                    :class:`Uniform` ``(low=, high=)``; :class:`Empirical`
+                                    ``(values, weights=None)``
+:mod:`recursions.dists.heavy`       :class:`LogNormal` ``(mean=, scv=)``; :class:`Lomax`
+                                    ``(shape=, scale=)`` or ``(shape=, mean=)`` (Pareto type II,
+                                    needs ``shape > 1``)
+:mod:`recursions.dists.scipy_law`   :class:`ScipyLaw` ``(dist)`` and :func:`as_law`
+:mod:`recursions.dists.base`        :class:`Law`, :class:`KernelSampler`
+==================================  ============================================================
 
 A positional argument keeps its meaning (``Exponential(2.0)`` is the rate, ``Erlang(3, 6.0)``
 ``k`` and the rate, ``Lomax(3.0, 2.0)`` the shape and scale); keywords name the
