@@ -12,8 +12,9 @@ method                             generic fallback
                                    (``theta <= 0``, or a bounded support)
 ``tilted_sampler(theta)``          rejection from the law itself
 ``support_max``                    ``inf`` (no bound known)
-``size_biased_sample(gen, n)``     inversion of ``1 - (integrated_sf(x) + x sf(x)) / mean`` by
-                                   bisection
+``size_biased_sample(gen, n)``     rejection from the law (accept ``x / c``) below a split
+                                   ``c``, inversion of ``1 - (integrated_sf(x) + x sf(x)) /
+                                   mean`` by bisection above
 ``coxian()``                       ``None`` (not phase-type)
 ``equilibrium_sf(w)``              ``integrated_sf(w) / mean``
 ``kernel_sampler()``               ``None`` (no in-kernel sampler: draw with ``sample``)
@@ -617,8 +618,10 @@ class Law(ABC):
     def size_biased_sample(self, gen: np.random.Generator, n: int) -> FloatArray:
         """Draw ``n`` values from the size-biased law ``x F(dx) / mean``.
 
-        Generic: numerical inversion of ``F~(x) = 1 - (integrated_sf(x) + x sf(x)) / mean`` by
-        bisection; the built-in laws use closed forms.
+        Generic (exact): rejection from the law itself (accept ``x`` with probability ``x / c``)
+        below a split point ``c``, numerical inversion of ``F~(x) = 1 - (integrated_sf(x) +
+        x sf(x)) / mean`` by bisection for the part above it; the built-in laws use closed
+        forms.
 
         Parameters
         ----------
@@ -646,27 +649,63 @@ class Law(ABC):
             return np.empty(0)
         return np.asarray(self._size_biased_sample(gen, size), dtype=np.float64).reshape(size)
 
-    def _size_biased_sample(self, gen: np.random.Generator, n: int) -> FloatArray:
-        return self._invert_size_biased(gen.random(n))
+    def _size_biased_tail(self, x: FloatArray) -> FloatArray:
+        """``1 - F~(x) = E[X; X > x] / mean = (integrated_sf(x) + x sf(x)) / mean``."""
+        return (self.integrated_sf(x) + x * self.sf(x)) / self.mean
 
-    def _invert_size_biased(self, u: FloatArray) -> FloatArray:
-        """The size-biased quantiles at ``u``, by bisection on ``1 - F~``."""
+    def _size_biased_split(self) -> float:
+        """Where the generic sampler switches from rejection to inversion.
+
+        The top of the support if it is within ``64 mean``; otherwise the first ``mean * 2**j``
+        above which the size-biased law has mass at most 1%, capped at ``64 mean`` (so that the
+        rejection below accepts at least about one draw in 64).
+        """
         m = self.mean
+        if self.support_max <= 64.0 * m:
+            return float(self.support_max)
+        c = m
+        while c < 64.0 * m and float(self._size_biased_tail(np.array([c]))[0]) > 0.01:
+            c *= 2.0
+        return c
 
-        def tail(x: FloatArray) -> FloatArray:  # 1 - F~(x)
-            return (self.integrated_sf(x) + x * self.sf(x)) / m
+    def _size_biased_sample(self, gen: np.random.Generator, n: int) -> FloatArray:
+        """Generic size-biased draws, exact: a mixture split at ``c``.
 
-        hi = np.full(u.shape, max(m, 1e-300))
+        ``x F(dx) / mean`` is the mixture of its parts on ``[0, c]`` and ``(c, inf)``, of
+        weights ``1 - q`` and ``q = E[X; X > c] / mean``. Below ``c``, draws of the law with
+        ``X <= c`` are accepted with probability ``X / c``; above, the quantiles are found by
+        bisection on ``1 - F~`` (only a fraction ``q`` of the draws, so that a law whose
+        ``integrated_sf`` is a quadrature per point, like a wrapped scipy law, stays cheap).
+        """
+        c = self._size_biased_split()
+        q = float(self._size_biased_tail(np.array([c]))[0]) if math.isfinite(c) else 1.0
+        upper = gen.random(n) < q
+        out = np.empty(n)
+        k = int(np.count_nonzero(upper))
+        if k:
+            out[upper] = self._invert_size_biased(q * gen.random(k), lo=c)
+        need = n - k
+        lower = np.empty(0)
+        while lower.size < need:
+            x = np.asarray(self.sample(gen, 2 * (need - lower.size) + 16), dtype=np.float64)
+            keep = (x <= c) & (gen.random(x.size) * c < x)
+            lower = np.concatenate((lower, x[keep]))
+        out[~upper] = lower[:need]
+        return out
+
+    def _invert_size_biased(self, t: FloatArray, lo: float = 0.0) -> FloatArray:
+        """The points ``x >= lo`` with ``1 - F~(x) = t``, by bisection (``0 < t <= 1 - F~(lo)``)."""
+        hi = np.full(t.shape, max(2.0 * lo, self.mean, 1e-300))
         while True:
-            grow = tail(hi) > 1.0 - u
+            grow = self._size_biased_tail(hi) > t
             if not grow.any():
                 break
             hi[grow] *= 2.0
-        lo = np.zeros(u.shape)
+        low = np.full(t.shape, float(lo))
         for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            above = tail(mid) > 1.0 - u
-            lo = np.where(above, mid, lo)
+            mid = 0.5 * (low + hi)
+            above = self._size_biased_tail(mid) > t
+            low = np.where(above, mid, low)
             hi = np.where(above, hi, mid)
         return hi
 
