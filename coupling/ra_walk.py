@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import Any
 
 import numpy as np
 
@@ -65,9 +66,10 @@ class RAWalk:
     ----------
     servers : int
         Number of servers ``S``.
-    service, interarrival : recursions.dists.Law
-        Laws of ``sigma`` and ``tau``; ``E[sigma] < S E[tau]``. The service law needs a finite
-        moment generating function at the Cramer root.
+    service, interarrival : recursions.dists.Law or scipy.stats distribution
+        Laws of ``sigma`` and ``tau`` (see :func:`recursions.dists.as_law`);
+        ``E[sigma] < S E[tau]``. The service law needs a finite moment generating function at
+        the Cramer root (a law without one is refused by name).
     gen : numpy.random.Generator
         The only source of randomness.
     theta : float, optional
@@ -97,13 +99,15 @@ class RAWalk:
     (True, 2)
     """
 
-    def __init__(self, servers: int, service: dists.Law, interarrival: dists.Law,
+    def __init__(self, servers: int, service: Any, interarrival: Any,
                  gen: np.random.Generator, theta: float | None = None,
                  routing: str = "random") -> None:
         S = check_int(servers, "servers", 1)
         if routing not in ("random", "cyclic"):
             raise ValueError(f"routing must be 'random' or 'cyclic', got {routing!r}")
         self.routing = routing
+        service = dists.as_law(service, "service")
+        interarrival = dists.as_law(interarrival, "interarrival")
         drift = service.mean / S - interarrival.mean
         if not drift < 0:
             raise ValueError(f"the random-assignment walk does not drift down (load per "

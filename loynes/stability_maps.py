@@ -51,18 +51,25 @@ class PoissonAtLoad:
     ----------
     servers : int
         ``S``.
-    service : Law
-        Service law.
+    service : Law or scipy.stats distribution
+        Service law (see :func:`recursions.dists.as_law`; stored as the :class:`Law`).
 
     Examples
     --------
     >>> import recursions as rc
     >>> PoissonAtLoad(4, rc.dists.Exponential(2.0))(0.5)
     Poisson(rate=4.0, service=Exponential(rate=2.0; mean=0.5, scv=1))
+    >>> import scipy.stats
+    >>> PoissonAtLoad(2, scipy.stats.gamma(2, scale=0.5))(0.5).arrival_rate
+    1.0
     """
 
     servers: int
     service: Any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "servers", check_int(self.servers, "servers", 1))
+        object.__setattr__(self, "service", rc.dists.as_law(self.service, "service"))
 
     def __call__(self, load: float) -> rc.Poisson:
         """The input at ``load``."""
