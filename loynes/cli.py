@@ -2,8 +2,12 @@
 
 Examples
 --------
-``python -m loynes check --system jpsw --servers 5 --p 2 --arrival-rate 4 --service lognormal:1,2``
-prints the stability report; ``--json`` prints it as JSON.
+``python -m loynes check --system jpsw --servers 5 --p 2 --arrival-rate 4 --service
+lognormal:mean=1,scv=2`` prints the stability report; ``--json`` prints it as JSON. A law is
+written ``NAME:KEY=VALUE,...`` with the keywords of :mod:`recursions.dists`
+(``exponential:rate=2``, ``exponential:mean=0.5``, ``erlang:k=3,mean=1``,
+``lognormal:mean=1,scv=4``) or with the values alone in order (``lognormal:1,2``); see
+:func:`parse_law` and ``python -m loynes check --help``.
 
 ``python -m loynes sweep --system jpsw --servers 6 --loads 0.5:1.0:26 --p 0:5 --out DIR``
 writes the stability map over (load, p) to ``DIR/stability_map.csv`` and
@@ -17,6 +21,7 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, NoReturn, cast
 
 import numpy as np
@@ -25,15 +30,49 @@ import recursions as rc
 
 from .stability import check_stability
 
-LAWS: dict[str, tuple[Callable[..., Any], str]] = {
-    "exponential": (rc.dists.Exponential, "RATE"),
-    "deterministic": (rc.dists.Deterministic, "VALUE"),
-    "erlang": (lambda k, r: rc.dists.Erlang(int(k), r), "K,RATE"),
-    "hyperexponential": (rc.dists.HyperExponential.balanced, "MEAN,SCV"),
-    "lognormal": (rc.dists.LogNormal, "MEAN,SCV"),
-    "lomax": (rc.dists.Lomax, "SHAPE,SCALE"),
-    "uniform": (rc.dists.Uniform, "LOW,HIGH"),
+
+@dataclass(frozen=True)
+class LawSyntax:
+    """How the command line writes one law: ``NAME:KEY=VALUE,...`` or ``NAME:VALUE,...``.
+
+    Attributes
+    ----------
+    make : callable
+        Builds the law from keyword arguments named as in :mod:`recursions.dists`.
+    positional : tuple of str
+        The keywords that values without a ``KEY=`` stand for, in order (the old syntax).
+    forms : tuple of tuple of str
+        The accepted sets of keywords, e.g. ``(("rate",), ("mean",))`` for the exponential.
+    """
+
+    make: Callable[..., Any]
+    positional: tuple[str, ...]
+    forms: tuple[tuple[str, ...], ...]
+
+    def usage(self, name: str) -> str:
+        """The accepted forms, e.g. ``exponential:rate=R | exponential:mean=M | exponential:R``."""
+        kw = [f"{name}:" + ",".join(f"{k}={k.upper()}" for k in form) for form in self.forms]
+        return " | ".join([*kw, f"{name}:" + ",".join(k.upper() for k in self.positional)])
+
+
+def _erlang(k: float, **rest: float) -> Any:
+    if not float(k).is_integer():
+        raise ValueError(f"k must be a whole number of phases, got {k!r}")
+    return rc.dists.Erlang(int(k), **rest)
+
+
+LAWS: dict[str, LawSyntax] = {
+    "exponential": LawSyntax(rc.dists.Exponential, ("rate",), (("rate",), ("mean",))),
+    "deterministic": LawSyntax(rc.dists.Deterministic, ("value",), (("value",), ("mean",))),
+    "erlang": LawSyntax(_erlang, ("k", "rate"), (("k", "rate"), ("k", "mean"))),
+    "hyperexponential": LawSyntax(rc.dists.HyperExponential.balanced, ("mean", "scv"),
+                                  (("mean", "scv"),)),
+    "lognormal": LawSyntax(rc.dists.LogNormal, ("mean", "scv"), (("mean", "scv"),)),
+    "lomax": LawSyntax(rc.dists.Lomax, ("shape", "scale"), (("shape", "scale"),
+                                                            ("shape", "mean"))),
+    "uniform": LawSyntax(rc.dists.Uniform, ("low", "high"), (("low", "high"),)),
 }
+"""The laws of ``--service`` and ``--interarrival``, with the keywords of their constructors."""
 ALIASES = {"exp": "exponential", "det": "deterministic", "hyperexp": "hyperexponential",
            "h2": "hyperexponential", "ln": "lognormal", "pareto": "lomax"}
 SYSTEMS = ("jsw", "jpsw", "loss", "jiq", "random", "leastofd", "envelope", "split")
@@ -41,7 +80,17 @@ WITH_P = ("jpsw", "envelope", "split")
 """The systems of ``check`` that take ``--p`` (and require it)."""
 WITH_D = ("leastofd",)
 """The systems of ``check`` that take ``--d`` (default 2)."""
-LAW_HELP = ", ".join(f"{k}:{v[1]}" for k, v in LAWS.items())
+LAW_HELP = "; ".join(syntax.usage(name) for name, syntax in LAWS.items())
+"""Every accepted law form, for ``--help`` and error messages."""
+LAW_EPILOG = "\n".join([
+    "laws (--service, --interarrival) are written NAME:KEY=VALUE,... with the keywords of",
+    "recursions.dists, or with the values alone in the order shown (NAME:VALUE,...):",
+    *(f"  {syntax.usage(name)}" for name, syntax in LAWS.items()),
+    "hyperexponential is the balanced two-phase law (scv >= 1), lomax is Pareto type II",
+    "(shape > 1); aliases: " + ", ".join(ALIASES) + ".",
+    "example: --service lognormal:mean=1,scv=4 (the same as lognormal:1,4)",
+])
+"""The law syntax, as ``check --help`` and ``sweep --help`` print it."""
 
 
 class CliError(Exception):
@@ -49,12 +98,19 @@ class CliError(Exception):
 
 
 def parse_law(spec: str, flag: str) -> Any:
-    """Parse ``NAME:ARG1,ARG2`` into a :mod:`recursions.dists` law.
+    """Parse a law of the command line into a :mod:`recursions.dists` law.
+
+    A law is written ``NAME:KEY=VALUE,...`` with the keywords of its constructor
+    (``exponential:rate=2``, ``exponential:mean=0.5``, ``erlang:k=3,mean=1``,
+    ``lognormal:mean=1,scv=4``, ``lomax:shape=2.5,mean=1``, ``uniform:low=0,high=2``), or with
+    the values alone in their positional order (``exponential:2`` is the rate,
+    ``lognormal:1,4`` the mean and scv); values without a key come first. :data:`LAW_HELP`
+    lists every accepted form.
 
     Parameters
     ----------
     spec : str
-        E.g. ``"lognormal:1,2"`` (mean 1, SCV 2).
+        The flag's value, e.g. ``"lognormal:mean=1,scv=2"``.
     flag : str
         The flag, for error messages.
 
@@ -62,26 +118,67 @@ def parse_law(spec: str, flag: str) -> Any:
     -------
     recursions.dists.Law
 
+    Raises
+    ------
+    CliError
+        For an unknown law, a value that is no number, a keyword the law does not take, a
+        missing or doubled keyword, or parameters the law refuses; the message names the flag
+        and the accepted forms.
+
     Examples
     --------
+    >>> parse_law("lognormal:mean=1,scv=2", "--service")
+    LogNormal(mean=1.0, scv=2.0)
     >>> parse_law("lognormal:1,2", "--service")
     LogNormal(mean=1.0, scv=2.0)
+    >>> parse_law("exponential:mean=0.5", "--service")
+    Exponential(rate=2.0; mean=0.5, scv=1)
+    >>> parse_law("erlang:k=2,rate=4", "--service")
+    Erlang(k=2, rate=4.0; mean=0.5, scv=0.5)
     """
     name, _, args = spec.partition(":")
     name = ALIASES.get(name.strip().lower(), name.strip().lower())
     if name not in LAWS:
-        raise CliError(f"{flag}: unknown law {name!r}; use one of {LAW_HELP}")
-    make, sig = LAWS[name]
+        raise CliError(f"{flag}: unknown law {name!r} in {spec!r}; the accepted forms are "
+                       f"{LAW_HELP}")
+    syntax = LAWS[name]
+    usage = f"{name} is written {syntax.usage(name)}"
+
+    def bad(why: str) -> CliError:
+        return CliError(f"{flag}: bad law {spec!r}: {why}; {usage}")
+
+    given: dict[str, float] = {}
+    items = [item.strip() for item in args.split(",")] if args.strip() else []
+    keyed = False
+    for i, item in enumerate(items):
+        key, eq, text = item.partition("=")
+        if eq:
+            key, keyed = key.strip().lower(), True
+        elif keyed:
+            raise bad(f"the value {item!r} without a keyword follows a KEY=VALUE")
+        elif i < len(syntax.positional):
+            key, text = syntax.positional[i], item
+        else:
+            n_pos = len(syntax.positional)
+            raise bad(f"{name} takes at most {n_pos} value{'s' * (n_pos > 1)} without a "
+                      f"keyword, got {len(items)}")
+        if key in given:
+            raise bad(f"{key} is given twice")
+        try:
+            given[key] = float(text)
+        except ValueError:
+            raise bad(f"{key} must be a number, got {text.strip()!r}") from None
+    known = {k for form in syntax.forms for k in form}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise bad(f"{name} takes no {', '.join(k + '=' for k in unknown)}")
+    if not any(set(form) == set(given) for form in syntax.forms):
+        got = ", ".join(f"{k}=" for k in given) if given else "no parameters"
+        raise bad(f"{got} match none of its forms (give one form's keywords, each once)")
     try:
-        values = [float(x) for x in args.split(",")] if args else []
-    except ValueError:
-        raise CliError(f"{flag}: arguments of {name} must be numbers ({name}:{sig})") from None
-    if len(values) != len(sig.split(",")):
-        raise CliError(f"{flag}: {name} takes {sig}, got {args!r}")
-    try:
-        return make(*values)
+        return syntax.make(**given)
     except (ValueError, TypeError) as exc:
-        raise CliError(f"{flag}: {exc}") from None
+        raise bad(str(exc)) from None
 
 
 def _floats(text: str, flag: str) -> list[float]:
@@ -276,7 +373,8 @@ def make_parser() -> argparse.ArgumentParser:
                         version=f"%(prog)s (queue-recursions) {rc.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     chk = sub.add_parser("check", help="print a stability report for one system and input",
-                         description="Print the stability report of ly.check_stability.")
+                         description="Print the stability report of ly.check_stability.",
+                         epilog=LAW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     chk.add_argument("--system", choices=SYSTEMS, required=True,
                      help="jsw (FCFS G/G/S), jpsw (J_{p+1}SW), loss, jiq, random, leastofd, "
                           "envelope (of jpsw), split (loss(p) + JSW(S-p))")
@@ -286,9 +384,11 @@ def make_parser() -> argparse.ArgumentParser:
     chk.add_argument("--d", type=int, default=None,
                      help="d for leastofd (1..S, default 2; rejected for other systems)")
     chk.add_argument("--arrival-rate", type=float, help="Poisson arrival rate lambda")
-    chk.add_argument("--interarrival", help=f"renewal interarrival law: {LAW_HELP}")
-    chk.add_argument("--service", default="exponential:1",
-                     help=f"service law (default exponential:1): {LAW_HELP}")
+    chk.add_argument("--interarrival",
+                     help="renewal interarrival law, e.g. erlang:k=2,mean=1 (laws: see below)")
+    chk.add_argument("--service", default="exponential:rate=1",
+                     help="service law (default exponential:rate=1), e.g. "
+                          "lognormal:mean=1,scv=4 (laws: see below)")
     chk.add_argument("--periodic-sigma", help="periodic input: service times of one period")
     chk.add_argument("--periodic-tau", help="periodic input: interarrival times of one period")
     chk.add_argument("--seed", type=int, default=1, help="seed (default 1)")
@@ -301,7 +401,8 @@ def make_parser() -> argparse.ArgumentParser:
     swp = sub.add_parser("sweep", help="stability map over (load, p), locally or on Dask",
                          description="Run check_stability over a (load, p) grid with Poisson "
                                      "input at load rho = lambda E[sigma] / S; write "
-                                     "OUT/stability_map.csv and OUT/stability_map.png.")
+                                     "OUT/stability_map.csv and OUT/stability_map.png.",
+                         epilog=LAW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     swp.add_argument("--system", choices=("jpsw", "envelope", "split", "leastofd"),
                      required=True, help="jpsw, envelope, split (parameter --p) or leastofd "
                                          "(parameter --d)")
@@ -309,8 +410,9 @@ def make_parser() -> argparse.ArgumentParser:
     swp.add_argument("--loads", required=True, help="A:B:N, N loads from A to B (linspace)")
     swp.add_argument("--p", default="0:0", help="A:B, the p values A..B inclusive")
     swp.add_argument("--d", default="1:2", help="A:B, the d values of leastofd")
-    swp.add_argument("--service", default="exponential:1",
-                     help=f"service law (default exponential:1): {LAW_HELP}")
+    swp.add_argument("--service", default="exponential:rate=1",
+                     help="service law (default exponential:rate=1), e.g. "
+                          "lognormal:mean=1,scv=4 (laws: see below)")
     swp.add_argument("--out", required=True, help="output folder")
     swp.add_argument("--scheduler", help="Dask scheduler address (default: local processes)")
     swp.add_argument("--workers", type=int, help="local worker processes (default: cores)")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import recursions as rc
-from loynes.cli import main
+from loynes.cli import CliError, main, parse_law
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ["--arrival-rate", "1", "--steps", "1024", "--horizon", "1024"]
@@ -130,3 +130,122 @@ def test_report_names_what_decided(capsys):
     rep = check_json(["--system", "jsw", "--servers", "3"], capsys)
     assert rep["decided_by"] == {"kind": "theorem", "name": "condition-3", "error": 0.0,
                                  "detail": rep["reason"]}
+
+
+# --------------------------------------------------------------------------------------------
+# the law syntax: NAME:KEY=VALUE,... with the keywords of recursions.dists, or the old
+# positional NAME:VALUE,...
+# --------------------------------------------------------------------------------------------
+
+D = rc.dists
+
+
+@pytest.mark.parametrize(
+    ("spec", "law"),
+    [
+        ("exponential:rate=2", D.Exponential(rate=2.0)),
+        ("exponential:mean=0.5", D.Exponential(rate=2.0)),
+        ("exponential:2", D.Exponential(rate=2.0)),
+        ("exp:mean=4", D.Exponential(rate=0.25)),
+        ("deterministic:value=1.5", D.Deterministic(1.5)),
+        ("deterministic:mean=1.5", D.Deterministic(1.5)),
+        ("det:1.5", D.Deterministic(1.5)),
+        ("erlang:k=3,rate=6", D.Erlang(3, 6.0)),
+        ("erlang:k=3,mean=0.5", D.Erlang(3, 6.0)),
+        ("erlang:3,6", D.Erlang(3, 6.0)),
+        ("erlang:3,mean=0.5", D.Erlang(3, 6.0)),  # values first, then keywords
+        ("erlang: mean = 0.5 , k = 3", D.Erlang(3, 6.0)),  # any order, spaces allowed
+        ("hyperexponential:mean=1,scv=4", D.HyperExponential.balanced(1.0, 4.0)),
+        ("h2:1,4", D.HyperExponential.balanced(1.0, 4.0)),
+        ("lognormal:mean=1,scv=4", D.LogNormal(1.0, 4.0)),
+        ("LogNormal:scv=4,mean=1", D.LogNormal(1.0, 4.0)),
+        ("lognormal:1,4", D.LogNormal(1.0, 4.0)),
+        ("lomax:shape=3,scale=2", D.Lomax(3.0, 2.0)),
+        ("lomax:shape=3,mean=1", D.Lomax(3.0, 2.0)),
+        ("pareto:3,2", D.Lomax(3.0, 2.0)),
+        ("uniform:low=0.5,high=2", D.Uniform(0.5, 2.0)),
+        ("uniform:0.5,2", D.Uniform(0.5, 2.0)),
+    ],
+)
+def test_law_forms(spec, law):
+    assert parse_law(spec, "--service") == law
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        ("weibull:1", "unknown law 'weibull'"),
+        ("exponential", "no parameters match none of its forms"),
+        ("exponential:rate=2,mean=0.5", "rate=, mean= match none of its forms"),
+        ("erlang:3", "k= match none of its forms"),
+        ("erlang:k=2.5,rate=1", "k must be a whole number of phases, got 2.5"),
+        ("lognormal:mean=1", "mean= match none of its forms"),
+        ("lomax:mean=1,3", "without a keyword follows a KEY=VALUE"),
+        ("uniform:low=0,hi=2", "uniform takes no hi="),
+        ("uniform:0,x", "high must be a number, got 'x'"),
+        ("exponential:1,2", "takes at most 1 value without a keyword, got 2"),
+        ("exponential:2,rate=2", "rate is given twice"),
+        ("exponential:mean=-1", "mean must be a finite number > 0"),
+        ("lomax:shape=1,mean=2", "infinite mean"),
+        ("h2:mean=1,scv=0.5", "scv must be a finite number >= 1"),
+    ],
+)
+def test_bad_law_names_the_accepted_forms(spec, why, capsys):
+    with pytest.raises(CliError) as info:
+        parse_law(spec, "--service")
+    msg = str(info.value)
+    assert msg.startswith("--service: ") and why in msg
+    name = spec.partition(":")[0].strip().lower()
+    if why.startswith("unknown"):  # every law's forms
+        for form in ("exponential:rate=RATE", "lognormal:mean=MEAN,scv=SCV", "uniform:LOW,HIGH"):
+            assert form in msg
+    else:  # the forms of this law, keywords and positional
+        name = {"exp": "exponential", "h2": "hyperexponential"}.get(name, name)
+        assert f"{name} is written {name}:" in msg
+    # and on the command line: one line on stderr, exit status 2, nothing on stdout
+    code, out, err = run(
+        ["check", "--system", "jsw", "--servers", "2", *QUICK, "--service", spec], capsys
+    )
+    assert code == 2 and out == "" and len(err) == 1
+    assert err[0] == f"python -m loynes: error: {msg}"
+
+
+def test_interarrival_law_errors_name_the_flag(capsys):
+    code, out, err = run(
+        ["check", "--system", "jsw", "--servers", "2", "--interarrival", "erlang:k=2",
+         "--steps", "1024", "--horizon", "1024"],
+        capsys,
+    )
+    assert code == 2 and out == ""
+    assert err[0].startswith("python -m loynes: error: --interarrival: bad law 'erlang:k=2'")
+
+
+@pytest.mark.parametrize("command", ["check", "sweep"])
+def test_help_documents_the_law_syntax(command, capsys):
+    code, out, _ = run([command, "--help"], capsys)
+    assert code == 0
+    for form in (
+        "exponential:rate=RATE | exponential:mean=MEAN | exponential:RATE",
+        "erlang:k=K,rate=RATE | erlang:k=K,mean=MEAN | erlang:K,RATE",
+        "lognormal:mean=MEAN,scv=SCV | lognormal:MEAN,SCV",
+        "lomax:shape=SHAPE,scale=SCALE | lomax:shape=SHAPE,mean=MEAN",
+        "uniform:low=LOW,high=HIGH",
+        "deterministic:value=VALUE | deterministic:mean=MEAN",
+        "hyperexponential:mean=MEAN,scv=SCV",
+        "--service lognormal:mean=1,scv=4",
+    ):
+        assert form in out, form
+    # the keywords are the constructors' own
+    assert parse_law("exponential:rate=2", "--service") == rc.dists.Exponential(rate=2)
+    assert parse_law("lognormal:mean=1,scv=4", "--service") == rc.dists.LogNormal(mean=1, scv=4)
+
+
+def test_keyword_and_positional_laws_give_the_same_report(capsys):
+    base = ["--system", "jsw", "--servers", "2"]
+    a = check_json([*base, "--service", "lognormal:mean=1,scv=2"], capsys)
+    b = check_json([*base, "--service", "lognormal:1,2"], capsys)
+    assert a == b
+    assert a["input"] == repr(rc.Poisson(1.0, rc.dists.LogNormal(1.0, 2.0)))
+    c = check_json(["--system", "jsw", "--servers", "2", "--service", "exponential:mean=0.5"],
+                   capsys)
+    assert c["input"] == repr(rc.Poisson(1.0, rc.dists.Exponential(2.0)))
