@@ -1311,8 +1311,11 @@ def perfect_sample(
             run_one = functools.partial(_draw_loss_bounded, system=system, inp=input, b=b,
                                         n0=n0, cap=ncap)
         else:
+            law = getattr(input, "service", None)
             raise ValueError("exact sampling of a loss system needs Poisson arrivals or "
-                             "bounded service times (renovating event (9))")
+                             "bounded service times (renovating event (9)); the service law "
+                             f"{law!r} of {type(input).__name__} input has an unbounded "
+                             "support")
     elif system.monotone and upper is not None:
         method = "monotone"
         up = system.check_state(upper, "upper")

@@ -10,11 +10,13 @@ against.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from scipy import stats
 
 from recursions._validate import check_int, check_nonnegative, check_positive
+from recursions.dists import as_law
 
 __all__ = [
     "critical_rate_3",
@@ -193,12 +195,13 @@ def md_c_waiting(servers: int, arrival_rate: float, service_time: float,
 
 
 def _mean_of(service: object) -> float:
-    m = getattr(service, "mean", service)
-    m = m() if callable(m) else m
-    x = float(m)  # type: ignore[arg-type]
-    if not math.isfinite(x) or x <= 0:
-        raise ValueError(f"service mean must be a finite number > 0, got {m!r}")
-    return x
+    """The mean of a law (through :func:`recursions.dists.as_law`), or a number given as one."""
+    if isinstance(service, numbers.Real) and not isinstance(service, bool):
+        x = float(service)
+        if not math.isfinite(x) or x <= 0:
+            raise ValueError(f"service mean must be a finite number > 0, got {service!r}")
+        return x
+    return float(as_law(service, "service").mean)
 
 
 def critical_rate_3(servers: int, service: object) -> float:
