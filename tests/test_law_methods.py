@@ -610,3 +610,24 @@ def test_ra_walk_takes_scipy_laws():
     assert walk.theta == pytest.approx(ref.theta, rel=1e-9)  # the gamma family's closed mgf
     with pytest.raises(ValueError, match=r"ScipyLaw\(lognorm\(1\.0\).*not available"):
         cp.RAWalk(2, st.lognorm(1.0), st.expon(scale=3.0), np.random.default_rng(1))
+
+
+def test_no_isinstance_chain_on_laws_outside_dists():
+    # what a method needs from a law is a method of the law: no code outside recursions.dists
+    # asks which law class it holds
+    from pathlib import Path
+
+    import recursions.dists as dists_pkg
+
+    root = Path(rc.__file__).resolve().parents[1]
+    names = "|".join([*dists_pkg.__all__, "Pareto", "Lognormal", r"dists\.\w+"])
+    pattern = re.compile(rf"isinstance\([^)]*\b({names})\b")
+    hits = []
+    for pkg in ("recursions", "coupling", "loynes"):
+        for path in sorted((root / pkg).rglob("*.py")):
+            if "dists" in path.relative_to(root).parts:
+                continue
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line):
+                    hits.append(f"{path.relative_to(root)}:{i}: {line.strip()}")
+    assert hits == []
