@@ -168,13 +168,19 @@ def parse_law(spec: str, flag: str) -> Any:
             given[key] = float(text)
         except ValueError:
             raise bad(f"{key} must be a number, got {text.strip()!r}") from None
+    n_pos = len(syntax.positional)
+    if items and not keyed and len(items) < n_pos:
+        values = ",".join(k.upper() for k in syntax.positional)
+        raise bad(f"{name} takes {values} ({n_pos} values without keywords), got {len(items)}")
     known = {k for form in syntax.forms for k in form}
     unknown = sorted(set(given) - known)
     if unknown:
         raise bad(f"{name} takes no {', '.join(k + '=' for k in unknown)}")
     if not any(set(form) == set(given) for form in syntax.forms):
-        got = ", ".join(f"{k}=" for k in given) if given else "no parameters"
-        raise bad(f"{got} match none of its forms (give one form's keywords, each once)")
+        if not given:
+            raise bad("no parameters given")
+        got = ", ".join(f"{k}=" for k in given)
+        raise bad(f"{got} fits none of its forms (give the keywords of one form, each once)")
     try:
         return syntax.make(**given)
     except (ValueError, TypeError) as exc:
