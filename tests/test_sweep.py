@@ -317,9 +317,11 @@ def test_stability_map_plot_csv_and_errors(tmp_path):
     lines = (tmp_path / "m.csv").read_text().splitlines()
     assert lines[0].startswith("p,load,replication,verdict") and len(lines) == 3
     with pytest.raises(ValueError, match="loads is empty"):
-        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, 1.0), [], [0])
+        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)), [],
+                      [0])
     with pytest.raises(ValueError, match="params is empty"):
-        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, 1.0), [0.5], [])
+        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+                      [0.5], [])
 
 
 def test_cli_sweep_writes_csv_and_png(tmp_path, capsys):

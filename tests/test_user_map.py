@@ -542,7 +542,8 @@ import userstep
 m = rc.Map(userstep.step, servers=2, name="cached step")
 res = rc.simulate(m, rc.Poisson(1.2, rc.dists.Exponential(1.0)), steps=2000, rng=1)
 mod, how = compiled_drivers(userstep.step)
-fns = [mod.run_chunk, mod.run_path, mod.step_once, mod.apply_rows, mod.couple_chunk]
+fns = [mod.run_chunk_parallel, mod.run_draws, mod.run_path, mod.step_once, mod.apply_rows,
+       mod.couple_chunk]  # the compiled drivers (run_chunk is a Python wrapper)
 print(json.dumps({"how": how, "p_wait": res.p_wait.value,
                   "hits": sum(sum(f.stats.cache_hits.values()) for f in fns),
                   "misses": sum(sum(f.stats.cache_misses.values()) for f in fns)}))
