@@ -240,6 +240,20 @@ def run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid,
                 hist[r], path[r] if record else none)
 
 
+@jit
+def run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
+                     acc, hist, path, gen):
+    """:func:`run_chunk_parallel` in one thread (one replication, or one thread allowed)."""
+    nrep = W.shape[0]
+    record = path.shape[0] > 0
+    none = np.zeros((0, 0))
+    one = np.ones(1)
+    for r in range(nrep):
+        advance(params, W[r], sig[r], tau[r], U[r], gen, 0, one, gen, 0, one, gen, U.shape[2],
+                False, sig.shape[1], collect, t0, total, nbatch, grid, h, every, acc[r],
+                hist[r], path[r] if record else none)
+
+
 _STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
 
 
@@ -254,8 +268,14 @@ def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every
     When ``hist`` has twice ``grid.size + 1`` columns, the second half histograms what each
     customer found (the FCFS wait under JSW, the response time under redundancy).
     The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty. Replications run
-    in parallel (``prange``).
+    in parallel (``prange``) when there are several and more than one thread; a single
+    replication runs in the calling thread (launching a parallel region per chunk for one
+    replication cost more than the chunk's arrivals).
     """
+    if W.shape[0] == 1 or numba.get_num_threads() == 1:
+        run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
+                         acc, hist, path, _STAND_IN)
+        return
     run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
                        hist, path, _STAND_IN)
 

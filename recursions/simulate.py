@@ -214,7 +214,7 @@ def simulate(
     gens = [forward_generator(sd, 1) for sd in seeds]
     m = hp.uniforms_for(policy, d) if use_heap else system.uniforms
     laws = _kernel_laws(input)
-    in_kernel = laws is not None and (
+    in_kernel = KERNEL_DRAWS and laws is not None and (
         policy != hp.REDUNDANCY if use_heap
         else type(system).innovations is System.innovations)
     scode, spar, tcode, tpar = laws if laws is not None else (0, None, 0, None)
@@ -409,6 +409,18 @@ def simulate(
 
 # laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``
 _BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
+
+KERNEL_DRAWS = False
+"""Whether built-in laws are drawn inside the kernels (``True``) or in blocks by numpy.
+
+Off: measured side by side on the 2-core machine (one replication, load 0.9), drawing inside
+the kernel from a ``numpy.random.Generator`` costs about 25 ns a draw in numba against a few
+ns for numpy's vectorised samplers, whose blocks a helper thread draws while the kernel runs
+the previous chunk: M/M/1 ran at about 15 M arrivals per second with in-kernel draws against
+46 M with blocks, M/M/10 at 14 M against 32 M, JIQ on the heap at n = 10^5 at 4.4-4.6 M
+against 5.0 M. Both ways give the same numbers bit for bit (``tests/test_in_kernel_draws.py``
+runs both), so this is a choice of speed only.
+"""
 
 
 def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None:
