@@ -413,13 +413,14 @@ _BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
 KERNEL_DRAWS = False
 """Whether built-in laws are drawn inside the kernels (``True``) or in blocks by numpy.
 
-Off: measured side by side on the 2-core machine (one replication, load 0.9), drawing inside
-the kernel from a ``numpy.random.Generator`` costs about 25 ns a draw in numba against a few
-ns for numpy's vectorised samplers, whose blocks a helper thread draws while the kernel runs
-the previous chunk: M/M/1 ran at about 15 M arrivals per second with in-kernel draws against
-46 M with blocks, M/M/10 at 14 M against 32 M, JIQ on the heap at n = 10^5 at 4.4-4.6 M
-against 5.0 M. Both ways give the same numbers bit for bit (``tests/test_in_kernel_draws.py``
-runs both), so this is a choice of speed only.
+Off: measured side by side on the 2-core machine (one replication, load 0.9), the drivers'
+in-kernel path is slower than numpy's vectorised blocks, which a helper thread draws while
+the kernel runs the previous chunk: M/M/1 ran at about 15 M arrivals per second with
+in-kernel draws against 46 M with blocks, M/M/10 at 14 M against 32 M, JIQ on the heap at
+n = 10^5 at 4.4-4.6 M against 5.0 M. The cost is not the Generator itself (the bare loop of
+``benchmarks/kw_throughput.py`` draws from the same Generators at about 14 ns per arrival);
+where the in-kernel path loses it is not found yet. Both ways give the same numbers bit for
+bit (``tests/test_in_kernel_draws.py`` runs both), so this is a choice of speed only.
 """
 
 
