@@ -948,7 +948,11 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
             return "vacation" if big else "dominated-cyclic"
         if _is_poisson(inp):
             return "dominated"
-        method = "vacation"  # fails below with the light-tail message
+        raise ValueError(
+            f"no exact sampler here for FCFS with service {inp.service!r} (no finite moment "
+            "generating function near 0) and non-Poisson arrivals: the walk-based bounds are "
+            "tilted and need a light tail; with Poisson arrivals method='dominated' takes any "
+            "service law with a mean")
     if method not in _JSW_METHODS:
         raise ValueError(f"method for JSW must be one of {_JSW_METHODS}, got {method!r}")
     if method == "dominated" and not _is_poisson(inp):

@@ -169,7 +169,7 @@ def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
     """The verdict when (3) fails (``None`` when it holds).
 
     A load within ``AT_ONE`` (1e-9) of 1 is taken as exactly 1: a rate written as
-    ``0.3 * 10 / 3`` should not be decided by its last bit.
+    ``3 * 0.3 / (0.1 + 0.2)`` (2.999999999999999) should not be decided by its last bit.
     """
     if c3.value < 1 - AT_ONE:
         return None
@@ -181,11 +181,12 @@ def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
     if _random_renewal(chk.input):
         return chk.report("unstable", Basis(
             "theorem", "condition-3-fails", 0.0,
-            "load exactly 1 with i.i.d. random input: the workload is not tight (null "
-            "recurrent), so there is no stationary regime"))
+            f"load exactly 1 (or within {AT_ONE:g} of it, taken as 1) with i.i.d. random "
+            "input: the workload is not tight (null recurrent), so there is no stationary "
+            "regime"))
     return chk.report("undecided", Basis(
-        "none", "none", math.nan, "load exactly 1 with a non-random or dependent input: "
-        "(3) holds with equality and decides nothing"))
+        "none", "none", math.nan, f"load exactly 1 (or within {AT_ONE:g} of it) with a "
+        "non-random or dependent input: (3) holds with equality and decides nothing"))
 
 
 def _increment_variance(chk: Check) -> float:
@@ -202,19 +203,26 @@ def growth_start(chk: Check) -> tuple[float, float]:
     """The growth test's initial work per server, and the least start it needs.
 
     From empty a stable system is still filling up, so near saturation the increment over
-    a run is biased up by the reflection at 0. Started with ``c`` on every server, the
-    total workload ``S c`` must lie several standard deviations of the run's fluctuation
-    ``sqrt(steps v)`` above 0 for the reflection to stay unseen, so ``c >= 6 sqrt(steps v) /
-    S``; and at least ``steps E[tau] / 16``. A start above ``steps E[tau] / 4`` would not be
-    gone within the burn-in of ``steps / 2`` arrivals for a map whose instability needs idle
-    servers (the idle-first block of J_{p+1}SW), so the test is not run then.
+    a run is biased up by the reflection at 0. Started with ``c`` on each of the ``n``
+    servers, the total workload ``n c`` must lie several standard deviations of the run's
+    fluctuation ``sqrt(steps v)`` above 0 for the reflection to stay unseen (``v`` the
+    variance per customer of ``sigma - C tau``, ``C`` the capacity), so ``c >= 6 sqrt(steps
+    v) / n``; and at least ``steps E[tau] s / 16`` with ``s = C / n`` the speed of a server.
+    A start above ``steps E[tau] s / 4`` would not be gone within the burn-in of ``steps /
+    2`` arrivals for a map whose instability needs idle servers (the idle-first block of
+    J_{p+1}SW), so the test is not run then (:func:`growth_test`).
     """
     v = _increment_variance(chk)
     if not math.isfinite(v):  # infinite variance: no fluctuation scale; the old start
-        chk.evidence["growth test start"] = "infinite variance: steps E[tau] / 16"
+        chk.evidence["growth test start"] = "infinite variance: steps E[tau] s / 16"
         v = 0.0
-    need = 6.0 * math.sqrt(chk.steps * v) / chk.system.capacity
-    return max(chk.steps * chk.input.mean_interarrival / 16.0, need), need
+    need = 6.0 * math.sqrt(chk.steps * v) / chk.system.servers
+    return max(chk.steps * chk.input.mean_interarrival * _speed(chk) / 16.0, need), need
+
+
+def _speed(chk: Check) -> float:
+    """Work a busy server does per unit time (``capacity / servers``; 1 for the built-ins)."""
+    return float(chk.system.capacity) / chk.system.servers
 
 
 def growth_test(chk: Check, prefix: str = "") -> StabilityReport | None:
@@ -233,12 +241,12 @@ def growth_test(chk: Check, prefix: str = "") -> StabilityReport | None:
 
     et = chk.input.mean_interarrival
     start, need = growth_start(chk)
-    if start > chk.steps * et / 4.0:
+    if start > chk.steps * et * _speed(chk) / 4.0:
         chk.evidence["growth test"] = (
             f"not run: a start of {start:.3g} per server, needed to keep a stable run off "
             f"its reflecting boundary, would outlast the burn-in of {chk.steps // 2} arrivals")
         chk.evidence["growth test steps needed"] = _pow2(
-            (4.0 * need / (math.sqrt(chk.steps) * et)) ** 2)
+            (4.0 * need / (math.sqrt(chk.steps) * et * _speed(chk))) ** 2)
         return None
     g = growth_rate(chk.system, chk.input, chk.steps, replications=chk.replications,
                     rng=next(chk.seeds), start=start)
@@ -267,6 +275,10 @@ def growth_budget(chk: Check) -> dict[str, Any]:
         return {"steps": max(chk.evidence["growth test steps needed"], 2 * chk.steps),
                 "growth": "the steps at which the growth test can start high enough"}
     g, se = chk.evidence.get("growth per customer"), chk.evidence.get("growth per customer se")
+    if g is not None and g > 0 and se == 0:
+        return {"growth": "the replications are identical (a deterministic input, such as a "
+                          "periodic one with a fixed phase): more steps cannot give the test "
+                          "an error to work with; leave the phase random"}
     if g is None or se is None or not g > 0 or not se > 0:
         return {"growth": "no growth seen: nothing here shows instability, and no theorem "
                           "for this system shows stability"}
@@ -284,7 +296,10 @@ def undecided(chk: Check, detail: str, extra: dict[str, Any] | None = None
               ) -> StabilityReport:
     """An UNDECIDED report with the growth test's budget suggestion."""
     suggested = growth_budget(chk)
-    suggested.update(extra or {})
+    for key, value in (extra or {}).items():
+        if key == "steps" and "steps" in suggested:
+            value = max(value, suggested["steps"])  # enough for both
+        suggested[key] = value
     return chk.report("undecided", Basis("none", "none", math.nan, detail), suggested)
 
 
@@ -338,11 +353,11 @@ def condition_9(chk: Check) -> Condition:
         how, holds = "Poisson input: exp(-lambda E[sigma])", chk.judge(
             float(ren.value), 0.0, above=True, exact=True)
     else:
+        batches = min(RENOVATION_BATCHES, chk.steps)
         ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds),
-                                     batches=RENOVATION_BATCHES)
+                                     batches=batches)
         how = "frequency of an empty infinite-server system at arrivals"
-        holds = chk.judge(float(ren.value), float(ren.se), above=True,
-                          df=RENOVATION_BATCHES - 1)
+        holds = chk.judge(float(ren.value), float(ren.se), above=True, df=batches - 1)
     return Condition("(9)", "P[sigma_-j <= T_0 - T_-j for all j >= 1] > 0 (renovation)",
                      "uniqueness", float(ren.value), float(ren.se), holds, how)
 

@@ -178,6 +178,35 @@ def test_a_budget_too_small_for_a_high_start_skips_the_growth_test(seed):
     assert rep.suggested["steps"] >= 576 * v / s_tau**2
 
 
+def test_the_suggested_steps_let_the_growth_test_run():
+    small = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
+                               rng=0)
+    steps = int(small.suggested["steps"])
+    big = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=steps,
+                             rng=0)
+    assert "growth test" not in big.evidence and "growth t" in big.evidence
+    assert big.verdict == "undecided"  # stable: the test must not reject
+
+
+def test_a_short_budget_with_renewal_input_is_no_traceback():
+    # the renovation estimate of (9) used 32 batches whatever the steps
+    inp = rc.Renewal(rc.dists.Erlang(2, mean=0.5), E(1.0))
+    rep = ly.check_stability(rc.JpSW(3, 1), inp, steps=16, rng=1)
+    assert rep.verdict in {"stable", "undecided", "unstable"}
+
+
+def test_the_growth_start_counts_servers_and_their_speed():
+    from loynes.checks import Check, growth_start
+
+    inp = rc.Poisson(2.0, E(1.0))
+    fast = rc.Map(rc.maps.least_of_d, servers=2, uniforms=1, params=[1.0], capacity=4.0)
+    chk = Check(fast, inp, 16, 4096, 2, 0.05, iter([]), tests=1)
+    start, need = growth_start(chk)
+    v = 1.0 + 16.0 / 4.0  # Var sigma + C^2 Var tau, C = 4
+    assert need == pytest.approx(6 * math.sqrt(4096 * v) / 2)  # over the 2 servers
+    assert start == max(need, 4096 * 0.5 * 2 / 16)  # speed 2 per server
+
+
 def test_the_growth_test_still_runs_and_rejects_when_the_budget_allows():
     rep = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 1.2, E(1.0)), steps=2**14,
                              rng=3)
@@ -189,12 +218,18 @@ def test_the_growth_test_still_runs_and_rejects_when_the_budget_allows():
 
 
 def test_replications_that_all_agree_decide_nothing():
-    # deterministic periodic input: every replication gives the same growth, se = 0; a run
-    # that grows is no proof of growth without an error to test it against
-    inp = rc.Periodic(sigma=[3.0, 0.0, 0.0], tau=[1.2, 1.2, 1.2], phase=1)
-    rep = ly.check_stability(rc.JpSW(2, 1), inp, rng=1)
+    # the periodic counterexample with a fixed phase: every replication grows by the same
+    # amount, se = 0; growth seen without an error to test it against is no proof, and more
+    # steps cannot help, which the report says
+    inp = rc.Periodic(sigma=[2.0, 3.5, 0.2], tau=[1.0, 1.0, 1.0], phase=0)
+    rep = ly.check_stability(rc.JpSW(2, 1), inp, steps=2**12, rng=1)
+    assert rep.evidence["growth per customer"] > 0.1
     assert rep.evidence["growth per customer se"] == 0.0
     assert rep.verdict == "undecided"
+    assert "identical" in rep.suggested["growth"] and "steps" not in rep.suggested
+    # with a random phase the same system is found unstable
+    rand = rc.Periodic(sigma=[2.0, 3.5, 0.2], tau=[1.0, 1.0, 1.0])
+    assert ly.check_stability(rc.JpSW(2, 1), rand, steps=2**12, rng=1).verdict == "unstable"
 
 
 def test_judge_tests_estimates_and_compares_closed_forms():
