@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from _tables import finish
+
 from loynes.calibration import (
     GROWTH_CELLS,
     STOPPING_CASES,
@@ -50,20 +52,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=100, help="seeds a cell (default 100)")
     ap.add_argument("--quick", action="store_true", help="5 seeds, smaller horizons")
+    ap.add_argument("--csv", action="store_true",
+                    help="also write the tables to benchmarks/results/calibration_*.csv")
     args = ap.parse_args()
     seeds = range(5 if args.quick else args.seeds)
     t0 = time.perf_counter()
     print("## check_stability, default budget (alpha = 1e-3, steps = horizon = 2^16)\n")
-    print_verdicts(verdict_table(VERDICT_CELLS, seeds))
+    verdicts = verdict_table(VERDICT_CELLS, seeds)
+    print_verdicts(verdicts)
     print("## the growth test alone, on stable systems no theorem is used for\n")
-    print_verdicts(verdict_table(GROWTH_CELLS, seeds))
+    growth = verdict_table(GROWTH_CELLS, seeds)
+    print_verdicts(growth)
     print("## the Loynes plateau heuristic (certify=False)\n")
     print("| case | runs | stabilised | false | compared with | median horizon | s/run |")
     print("|---|---|---|---|---|---|---|")
-    for r in stopping_table(STOPPING_CASES, seeds, horizon=2**20 if args.quick else 2**22):
+    stops = stopping_table(STOPPING_CASES, seeds, horizon=2**20 if args.quick else 2**22)
+    for r in stops:
         print(f"| {r['case']} | {r['runs']} | {r['stabilised']:.2f} | {r['false']} | "
               f"{r['reference']} | {r['median_horizon']:.0f} | {r['seconds']:.3f} |")
     print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+    finish(verdicts, verdicts.dims, "calibration_verdicts")  # --csv: the tables as files
+    finish(growth, growth.dims, "calibration_growth")
+    finish(stops, stops.dims, "calibration_stopping")
 
 
 if __name__ == "__main__":

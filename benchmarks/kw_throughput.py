@@ -35,8 +35,10 @@ import time
 
 import numba
 import numpy as np
+from _tables import finish
 
 import recursions as rc
+from recursions.tables import Rows
 
 
 @numba.njit(cache=True)
@@ -224,7 +226,7 @@ def first_call_seconds():
     return out[-1]
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False) -> tuple[Rows, Rows]:
     n_fast = 400_000 if quick else 2_000_000
     n_py = 20_000 if quick else 100_000
     n_ciw = 5_000 if quick else 20_000
@@ -237,6 +239,7 @@ def main(quick: bool = False) -> None:
     header = (f"{'S':>4} {'ours/s':>10} {'python/s':>9} {'ciw/s':>8} {'floor/s':>10} "
               f"{'bare/s':>10}")
     print(header + f" {'x python':>8} {'x ciw':>6} {'x floor':>7} {'x bare':>6} {'same':>5}")
+    rows = []
     for s in (1, 10, 100):
         lam = 0.9 * s
         inp = rc.Poisson(lam, rc.dists.Exponential(1.0))
@@ -257,7 +260,11 @@ def main(quick: bool = False) -> None:
         print(f"{s:>4} {ours:>10.3e} {py:>9.3e} {cw:>8.3e} {floor:>10.3e} {bare:>10.3e}"
               f" {ours / py:>8.1f} {ours / cw:>6.0f} {ours / floor:>7.2f} {ours / bare:>6.2f}"
               f" {'yes' if same else 'NO':>5}", flush=True)
-    user_map_rows(n_fast)
+        rows.append({"servers": s, "ours_per_s": ours, "python_per_s": py, "ciw_per_s": cw,
+                     "floor_per_s": floor, "bare_per_s": bare, "x_python": ours / py,
+                     "x_ciw": ours / cw, "x_floor": ours / floor, "x_bare": ours / bare,
+                     "floor_same_numbers": bool(same)})
+    return finish(rows, ("servers",), "kw_throughput"), user_map_rows(n_fast)
 
 
 def map_first_call_seconds(cache: str) -> tuple[float, float]:
@@ -293,7 +300,7 @@ def bit_identical(a, b) -> bool:
                 and np.array_equal(a.final_state, b.final_state))
 
 
-def user_map_rows(n: int, repeat: int = 3) -> None:
+def user_map_rows(n: int, repeat: int = 3) -> Rows:
     """The user map equal to rc.JSW against rc.JSW, same engine, alternating runs."""
     with tempfile.TemporaryDirectory() as cache:
         cold = map_first_call_seconds(cache)
@@ -304,6 +311,7 @@ def user_map_rows(n: int, repeat: int = 3) -> None:
           f"empty cache {cold[0]:.2f} s ({cold[1]:.2f} s), warm cache {warm[0]:.2f} s "
           f"({warm[1]:.2f} s)")
     print(f"{'S':>4} {'rc.JSW/s':>12} {'rc.Map/s':>12} {'Map/JSW':>8} {'bit-identical':>14}")
+    rows = []
     for s in (1, 10, 100):
         inp = rc.Poisson(0.9 * s, rc.dists.Exponential(1.0))
         user, builtin = rc.Map(rc.maps.jsw, servers=s), rc.JSW(s)
@@ -317,6 +325,10 @@ def user_map_rows(n: int, repeat: int = 3) -> None:
         same = bit_identical(results["map"], results["jsw"])
         print(f"{s:>4} {best['jsw']:>12.3e} {best['map']:>12.3e} "
               f"{best['map'] / best['jsw']:>8.2f} {'yes' if same else 'NO':>14}")
+        rows.append({"servers": s, "jsw_per_s": best["jsw"], "map_per_s": best["map"],
+                     "map_over_jsw": best["map"] / best["jsw"], "bit_identical": bool(same),
+                     "first_call_cold_s": cold[0], "first_call_warm_s": warm[0]})
+    return finish(rows, ("servers",), "kw_user_map")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@ import warnings
 
 import numba
 import numpy as np
+from _tables import finish
 
 import recursions as rc
+from recursions.tables import Rows
 
 
 @numba.njit(cache=True)
@@ -81,7 +83,7 @@ def rate(fn, steps, repeat=2):
     return best
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False) -> Rows:
     # timing runs start empty and are short per server: their estimates are not used, so
     # the warnings about a transient are beside the point here
     warnings.simplefilter("ignore", rc.SimulationWarning)
@@ -90,6 +92,7 @@ def main(quick: bool = False) -> None:
     minimal_loop(10, 5.0, 100, 2, 1)
     print(f"{'policy':<8} {'n':>8} {'heap/s':>10} {'dense/s':>10} {'floor/s':>10} "
           f"{'x dense':>8} {'x floor':>8}")
+    rows = []
     for name, make, d in (("JIQ", rc.JIQ, 0), ("LL(2)", lambda n: rc.LeastOfD(n, 2), 2)):
         for n in sizes:
             steps = max(10**6 if not quick else 2 * 10**5, 3 * n)
@@ -107,6 +110,10 @@ def main(quick: bool = False) -> None:
             floor = rate(lambda n=n, k=steps, d=d: minimal_loop(n, 0.9 * n, k, d, 1), steps)
             print(f"{name:<8} {n:>8} {heap:>10.3e} {dense:>10.3e} {floor:>10.3e} "
                   f"{heap / dense:>8.1f} {heap / floor:>8.2f}")
+            rows.append({"policy": name, "servers": n, "heap_per_s": heap,
+                         "dense_per_s": dense, "floor_per_s": floor,
+                         "x_dense": heap / dense, "x_floor": heap / floor})
+    return finish(rows, ("policy", "servers"), "large_n")
 
 
 if __name__ == "__main__":

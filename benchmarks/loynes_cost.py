@@ -14,8 +14,11 @@ import sys
 import time
 import warnings
 
+from _tables import finish
+
 import loynes as ly
 import recursions as rc
+from recursions.tables import Rows
 
 
 def best_time(fn, repeat=3):
@@ -27,7 +30,7 @@ def best_time(fn, repeat=3):
     return best
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False) -> Rows:
     # the 64-step compile runs are far too short for estimates, and none are used
     warnings.simplefilter("ignore", rc.SimulationWarning)
     horizon = 2**18 if quick else 2**20
@@ -38,12 +41,16 @@ def main(quick: bool = False) -> None:
     ]
     print(f"horizon = {horizon}")
     print(f"{'system':<26} {'loynes s':>9} {'forward s':>10} {'ratio':>6}")
+    rows = []
     for system, inp in cases:
         ly.loynes(system, inp, 64, rng=1, stop=False)  # compile / warm
         rc.simulate(system, inp, steps=64, rng=1)
         t_back = best_time(lambda s=system, i=inp: ly.loynes(s, i, horizon, rng=1, stop=False))
         t_fwd = best_time(lambda s=system, i=inp: rc.simulate(s, i, steps=horizon, rng=1))
         print(f"{system!r:<26} {t_back:>9.3f} {t_fwd:>10.3f} {t_back / t_fwd:>6.2f}")
+        rows.append({"system": repr(system), "horizon": horizon, "loynes_s": t_back,
+                     "forward_s": t_fwd, "ratio": t_back / t_fwd})
+    return finish(rows, ("system",), "loynes_cost")
 
 
 if __name__ == "__main__":

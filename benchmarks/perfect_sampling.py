@@ -26,9 +26,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _tables import finish
 
 import coupling as cp
 import recursions as rc
+from recursions.tables import Rows
 
 PUBLISHED_SECONDS = 37.0  # per sample, M/M/10 at load 0.9, Blanchet-Pei-Sigman (Octave)
 
@@ -70,7 +72,7 @@ def forward_cost(inp, S, se_target):
     return t * (se / se_target) ** 2 if se_target > 0 and se > 0 else math.nan
 
 
-def frontier(quick: bool) -> list[dict]:
+def frontier(quick: bool) -> Rows:
     budget, most = (1.0, 24) if quick else (6.0, 200)
     sizes = (2, 10, 50) if quick else (2, 10, 50, 100)
     loads = (0.5, 0.9) if quick else (0.5, 0.7, 0.9, 0.95)
@@ -87,7 +89,8 @@ def frontier(quick: bool) -> list[dict]:
                 cell = exact_cell(inp, S, budget, most)
                 if cell is None:
                     print(f"| {name} | {S} | {rho} | | capped | | | | | |", flush=True)
-                    rows.append({"system": name, "S": S, "load": rho, "rate": 0.0})
+                    rows.append({"system": name, "S": S, "load": rho, "rate": 0.0,
+                                 "method": "capped"})
                     continue
                 w, back, elapsed, method = cell
                 p = float(np.mean(w > 0))
@@ -98,15 +101,18 @@ def frontier(quick: bool) -> list[dict]:
                 print(f"| {name} | {S} | {rho} | {method} | {rate:.2f} | {back.mean():.0f} | "
                       f"{p:.3f} | {se:.3f} | {fwd:.4f} | {ratio} |", flush=True)
                 rows.append({"system": name, "S": S, "load": rho, "rate": rate,
-                             "method": method})
-    return rows
+                             "method": method, "customers_back": float(back.mean()),
+                             "p_wait": p, "p_wait_se": se, "forward_seconds": fwd,
+                             "exact_over_forward": elapsed / fwd if fwd > 0 else math.nan})
+    return finish(rows, ("system", "S", "load"), "perfect_frontier")
 
 
-def older_bounds(quick: bool) -> None:
+def older_bounds(quick: bool) -> Rows:
     budget = 1.0 if quick else 4.0
     cells = ((10, 0.9), (10, 0.95), (50, 0.7)) if not quick else ((10, 0.9),)
     print("\n| system | S | load | method | samples/s | customers back |")
     print("|---|---|---|---|---|---|")
+    rows: list[dict] = []
     for S, rho in cells:
         inp = make_input("M", S, rho, rc.dists.Exponential(1.0))
         for method in ("vacation", "dominated-cyclic", "dominated-walk", "dominated"):
@@ -114,6 +120,8 @@ def older_bounds(quick: bool) -> None:
             if cell is None:
                 print(f"| M/M | {S} | {rho} | {method} | capped (2e5 time units back) | |",
                       flush=True)
+                rows.append({"S": S, "load": rho, "method": method, "rate": 0.0,
+                             "capped": True})
                 continue
             w, back, elapsed, _ = cell
             rate = w.size / elapsed
@@ -122,9 +130,12 @@ def older_bounds(quick: bool) -> None:
                 extra = f" ({rate * PUBLISHED_SECONDS:.0f}x the published sampler)"
             print(f"| M/M | {S} | {rho} | {method} | {rate:.2f}{extra} | {back.mean():.0f} |",
                   flush=True)
+            rows.append({"S": S, "load": rho, "method": method, "rate": rate,
+                         "capped": False, "customers_back": float(back.mean())})
+    return finish(rows, ("S", "load", "method"), "perfect_older_bounds")
 
 
-def figure(rows: list[dict], path: Path) -> None:
+def figure(rows: Rows, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -19,11 +19,13 @@ import sys
 import time
 
 import numpy as np
+from _tables import finish
 from scipy import optimize, stats
 
 import coupling as cp
 import loynes as ly
 import recursions as rc
+from recursions.tables import Rows
 
 CELLS = ((10, 0.95, 2000), (50, 0.9, 1000), (100, 0.95, 500))
 
@@ -34,8 +36,9 @@ def omega_e2(S: int, lam: float) -> float:
                            1 - 1e-12)
 
 
-def main() -> None:
+def main() -> Rows:
     quick = "--quick" in sys.argv
+    rows = []
     print("| system | S | load | draws | method | P(wait) (oracle) | z | E[W | W > 0] "
           "(oracle) | z | KS p | s/draw |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -62,6 +65,12 @@ def main() -> None:
             print(f"| {name} | {S} | {rho} | {n} | {ps.method} | {p:.4f} ({oracle}) | "
                   f"{zp:.2f} | {cond.mean():.4f} ({1 / rate:.4f}) | {zc:.2f} | {ks:.3f} | "
                   f"{secs:.2f} |", flush=True)
+            rows.append({"system": name, "servers": S, "load": rho, "draws": n,
+                         "method": ps.method, "p_wait": p, "p_wait_oracle": pw, "z_p_wait": zp,
+                         "mean_wait_given_wait": float(cond.mean()),
+                         "mean_wait_given_wait_oracle": 1 / rate, "z_mean": float(zc),
+                         "ks_p": float(ks), "seconds_per_draw": secs})
+    return finish(rows, ("system", "servers", "load"), "perfect_sampling_oracles")
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ import warnings
 
 import numba
 import numpy as np
+from _tables import finish
 
 import loynes as ly
 import recursions as rc
+from recursions.tables import Rows
 
 
 @numba.njit(cache=True)
@@ -61,12 +63,13 @@ def rate(fn, steps, repeat=2):
     return best
 
 
-def main(quick: bool = False) -> None:
+def main(quick: bool = False) -> Rows:
     # timing runs start empty and are short per server: their estimates are not used, so
     # the warnings about a transient are beside the point here
     warnings.simplefilter("ignore", rc.SimulationWarning)
     sizes = (10**3,) if quick else (10**3, 10**5)
     print(f"{'(d,k)':<7} {'n':>7} {'engine/s':>10} {'floor/s':>10} {'ratio':>6}")
+    rows = []
     for d, k in ((2, 1), (3, 2), (10, 3)):
         cls = [rc.JobClass(d, k, rc.dists.Exponential(1.0))]
         lam = 0.7 / k  # exponential sizes: critical rate 1 / k per server
@@ -81,12 +84,15 @@ def main(quick: bool = False) -> None:
             floor = rate(lambda n=n, m=steps, d=d, k=k, lam=lam: minimal_loop(n, d, k, lam * n,
                                                                               m, 1), steps)
             print(f"({d},{k}){'':<2} {n:>7} {ours:>10.3e} {floor:>10.3e} {ours / floor:>6.2f}")
+            rows.append({"d": d, "k": k, "servers": n, "engine_per_s": ours,
+                         "floor_per_s": floor, "ratio": ours / floor})
     for name, law in (("exponential", rc.dists.Exponential(1.0)),
                       ("deterministic", rc.dists.Deterministic(1.0))):
         t = time.perf_counter()
         fp = ly.redundancy_fixed_point([rc.JobClass(3, 2, law)], 0.3)
         print(f"fixed point (3,2) {name} at lambda = 0.3: load {fp.load:.4f}, "
               f"{time.perf_counter() - t:.3f} s")
+    return finish(rows, ("d", "k", "servers"), "redundancy")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from _tables import finish
 
 import recursions as rc
 from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
+from recursions.tables import Rows
 
 S = 6
 LOADS = np.linspace(0.5, 1.05, 16)
@@ -31,7 +33,7 @@ def run(label: str, **how) -> tuple[float, np.ndarray]:
     return n / dt, m.verdicts
 
 
-def main() -> None:
+def main() -> Rows:
     # warm the numba cache once, so no run pays for compilation
     stability_map(SystemFamily("jpsw", S), PoissonAtLoad(S, rc.dists.Exponential(1.0)),
                   LOADS[:2], PS[:2], max_workers=0, **KW)
@@ -52,6 +54,9 @@ def main() -> None:
     assert (v2 == v1).all(), "verdicts depend on the number of workers"
     for k, r in rates.items():
         print(f"speed-up {k} / local x1: {r / r1:.2f}")
+    return finish([{"runner": "local x1", "points_per_s": r1, "speed_up": 1.0}]
+                  + [{"runner": k, "points_per_s": r, "speed_up": r / r1}
+                     for k, r in rates.items()], ("runner",), "sweep_scaling")
 
 
 if __name__ == "__main__":

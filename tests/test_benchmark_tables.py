@@ -1,0 +1,45 @@
+"""The benchmark scripts return their tables as Rows and write them as CSV on --csv."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from recursions.tables import Rows
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _tables():
+    spec = importlib.util.spec_from_file_location("_bench_tables", BENCH / "_tables.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_finish_returns_rows_and_writes_csv_only_when_asked(tmp_path, monkeypatch):
+    pd = pytest.importorskip("pandas")
+    mod = _tables()
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    rows = [{"S": 1, "load": 0.5, "rate": 2.5}, {"S": 10, "load": 0.5, "rate": 1.5}]
+    monkeypatch.setattr(sys, "argv", ["bench.py"])
+    table = mod.finish(rows, ("S", "load"), "demo")
+    assert isinstance(table, Rows) and table.dims == ("S", "load") and list(table) == rows
+    assert not (tmp_path / "demo.csv").exists()
+    monkeypatch.setattr(sys, "argv", ["bench.py", "--csv"])
+    mod.finish(rows, ("S", "load"), "demo")
+    back = pd.read_csv(tmp_path / "demo.csv")
+    assert back["rate"].tolist() == [2.5, 1.5] and back["S"].tolist() == [1, 10]
+    ds = table.to_xarray()
+    assert ds["rate"].sel(S=10, load=0.5).item() == 1.5
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py")
+                                          if not p.name.startswith("_")))
+def test_every_benchmark_returns_its_table(script):
+    # each benchmark's entry points end in finish(...): its table goes to pandas and CSV
+    text = (BENCH / script).read_text()
+    assert "from _tables import finish" in text and "finish(" in text.split("import finish")[1]
