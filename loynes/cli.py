@@ -398,8 +398,10 @@ def make_parser() -> argparse.ArgumentParser:
     chk.add_argument("--periodic-sigma", help="periodic input: service times of one period")
     chk.add_argument("--periodic-tau", help="periodic input: interarrival times of one period")
     chk.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    chk.add_argument("--horizon", type=int, default=2**16, help="Loynes horizon cap")
-    chk.add_argument("--steps", type=int, default=2**16, help="arrivals per estimate")
+    chk.add_argument("--horizon", type=int, default=2**16,
+                     help="Loynes horizon cap (default 65536)")
+    chk.add_argument("--steps", type=int, default=2**16,
+                     help="arrivals per estimate (default 65536)")
     chk.add_argument("--alpha", type=float, default=1e-3,
                      help="level of the check: bound on the chance that any of its tests "
                           "errs (default 1e-3)")
@@ -423,8 +425,10 @@ def make_parser() -> argparse.ArgumentParser:
     swp.add_argument("--scheduler", help="Dask scheduler address (default: local processes)")
     swp.add_argument("--workers", type=int, help="local worker processes (default: cores)")
     swp.add_argument("--seed", type=int, default=1, help="seed (default 1)")
-    swp.add_argument("--steps", type=int, default=2**14, help="arrivals per estimate")
-    swp.add_argument("--horizon", type=int, default=2**14, help="Loynes horizon cap")
+    swp.add_argument("--steps", type=int, default=2**14,
+                     help="arrivals per estimate (default 16384)")
+    swp.add_argument("--horizon", type=int, default=2**14,
+                     help="Loynes horizon cap (default 16384)")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     demo = sub.add_parser("demo", help="report and figures for the seed J_{p+1}SW model",
                           description="Stability report and figures for the seed system.")
