@@ -237,11 +237,22 @@ def build_system(args: argparse.Namespace) -> rc.System:
         raise CliError(str(exc)) from None
 
 
+DEFAULT_SERVICE = "exponential:rate=1"
+"""The service law of ``check`` when ``--service`` is not given."""
+
+
 def build_input(args: argparse.Namespace) -> rc.Input:
     """The input of --arrival-rate or --interarrival with --service, or the periodic one."""
     if args.periodic_sigma or args.periodic_tau:
         if not (args.periodic_sigma and args.periodic_tau):
             raise CliError("--periodic-sigma and --periodic-tau go together")
+        given = [flag for flag, value in (("--arrival-rate", args.arrival_rate),
+                                          ("--interarrival", args.interarrival),
+                                          ("--service", getattr(args, "service_given",
+                                                                False))) if value]
+        if given:
+            raise CliError(f"a periodic input (--periodic-sigma, --periodic-tau) brings its own "
+                           f"service and interarrival times: drop {', '.join(given)}")
         try:
             return rc.Periodic(_floats(args.periodic_sigma, "--periodic-sigma"),
                                _floats(args.periodic_tau, "--periodic-tau"))
@@ -249,7 +260,8 @@ def build_input(args: argparse.Namespace) -> rc.Input:
             raise CliError(str(exc)) from None
     service = parse_law(args.service, "--service")
     if (args.arrival_rate is None) == (args.interarrival is None):
-        raise CliError("give exactly one of --arrival-rate and --interarrival")
+        raise CliError("give exactly one of --arrival-rate and --interarrival (or a periodic "
+                       "input: --periodic-sigma with --periodic-tau)")
     try:
         if args.arrival_rate is not None:
             return rc.Poisson(args.arrival_rate, service)
@@ -392,7 +404,7 @@ def make_parser() -> argparse.ArgumentParser:
     chk.add_argument("--arrival-rate", type=float, help="Poisson arrival rate lambda")
     chk.add_argument("--interarrival",
                      help="renewal interarrival law, e.g. erlang:k=2,mean=1 (laws: see below)")
-    chk.add_argument("--service", default="exponential:rate=1",
+    chk.add_argument("--service", default=None,
                      help="service law (default exponential:rate=1), e.g. "
                           "lognormal:mean=1,scv=4 (laws: see below)")
     chk.add_argument("--periodic-sigma", help="periodic input: service times of one period")
@@ -459,6 +471,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "sweep":
             return run_sweep(args)
+        args.service_given = args.service is not None  # a periodic input refuses it
+        if args.service is None:
+            args.service = DEFAULT_SERVICE
         if args.horizon < 1 or args.steps < 4:
             raise CliError("--horizon must be >= 1 and --steps >= 4")
         if not 0 < args.alpha < 0.5:

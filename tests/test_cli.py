@@ -249,3 +249,13 @@ def test_keyword_and_positional_laws_give_the_same_report(capsys):
     c = check_json(["--system", "jsw", "--servers", "2", "--service", "exponential:mean=0.5"],
                    capsys)
     assert c["input"] == repr(rc.Poisson(1.0, rc.dists.Exponential(2.0)))
+
+
+def test_a_periodic_input_refuses_the_flags_it_would_ignore(capsys):
+    # these used to be dropped silently (STABLE at load 0.5 whatever the rate given)
+    args = ["check", "--system", "jsw", "--servers", "2", "--periodic-sigma", "1,1",
+            "--periodic-tau", "1,1", "--arrival-rate", "50", "--service", "lognormal:1,4"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "drop --arrival-rate, --service" in err[0]
+    assert main(args[:-4]) == 0  # the periodic input alone runs
