@@ -418,9 +418,13 @@ in-kernel path is slower than numpy's vectorised blocks, which a helper thread d
 the kernel runs the previous chunk: M/M/1 ran at about 15 M arrivals per second with
 in-kernel draws against 46 M with blocks, M/M/10 at 14 M against 32 M, JIQ on the heap at
 n = 10^5 at 4.4-4.6 M against 5.0 M. The cost is not the Generator itself (the bare loop of
-``benchmarks/kw_throughput.py`` draws from the same Generators at about 14 ns per arrival);
-where the in-kernel path loses it is not found yet. Both ways give the same numbers bit for
-bit (``tests/test_in_kernel_draws.py`` runs both), so this is a choice of speed only.
+``benchmarks/kw_throughput.py`` draws from the same Generators at about 14 ns per arrival)
+but the dispatch over laws: measured alone, ``recursions.dists.kernel.draw_one`` with the
+law code known only at run time costs 21-24 ns a draw against 3 ns for a direct
+``gen.standard_exponential()`` call (inlining it changed nothing; scalar parameters instead
+of the array, 14 ns). Compiling the drivers per law code, so that only one branch exists,
+is the likely fix. Both ways give the same numbers bit for bit
+(``tests/test_in_kernel_draws.py`` runs both), so this is a choice of speed only.
 """
 
 
