@@ -938,10 +938,11 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
     0.5 round robin goes back about 8e4 customers per draw).
     """
     if method is None:
+        why = f"{inp.service!r} has no finite moment generating function near 0"
         try:
             finite = math.isfinite(mgf(inp.service, 1e-9 / inp.service.mean))
-        except ValueError:
-            finite = False
+        except ValueError as exc:  # the law's own words: which law, and what it lacks
+            finite, why = False, str(exc)
         if finite:
             rho = inp.mean_service / (servers * inp.mean_interarrival)
             big = servers * (rho - 0.5) >= 3.5 or servers >= 80
@@ -949,10 +950,9 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
         if _is_poisson(inp):
             return "dominated"
         raise ValueError(
-            f"no exact sampler here for FCFS with service {inp.service!r} (no finite moment "
-            "generating function near 0) and non-Poisson arrivals: the walk-based bounds are "
-            "tilted and need a light tail; with Poisson arrivals method='dominated' takes any "
-            "service law with a mean")
+            f"no exact sampler here for FCFS with this service and non-Poisson arrivals: {why}; "
+            "the walk-based bounds are tilted and need a light tail; with Poisson arrivals "
+            "method='dominated' takes any service law with a mean")
     if method not in _JSW_METHODS:
         raise ValueError(f"method for JSW must be one of {_JSW_METHODS}, got {method!r}")
     if method == "dominated" and not _is_poisson(inp):
