@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test docs lint bench clean-cache clean
+.PHONY: demo test docs lint bench studies clean-cache clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ docs: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+
+# Every study in studies/ at full size: CSVs and figures into studies/results/ (hours; the
+# README's Findings section says how long each took). make test runs each with --quick.
+studies: $(STAMP)
+	for f in studies/[a-z]*.py; do $(PY) $$f || exit 1; done
 
 bench: $(STAMP)
 	for f in benchmarks/*.py; do $(PY) $$f || exit 1; done

@@ -1,0 +1,116 @@
+"""What every study shares: its command line, where it writes, and the provenance columns.
+
+A study is a script ``studies/NAME.py`` with a ``main(argv=None)`` that
+
+1. parses its command line with :func:`parse` (``--quick``, ``--scheduler ADDRESS``,
+   ``--seed``, ``--workers``, ``--out DIR``),
+2. evaluates its grid with :func:`run` (``loynes.sweep``: local processes, or the Dask
+   cluster at ``--scheduler``), each task returning a dict of columns that includes the
+   budget it used (``steps``, ``horizon`` or ``samples``),
+3. writes ``DIR/NAME.csv`` with :func:`write` (one row per parameter point, plus the columns
+   ``version``, ``seed`` and ``seconds``) and its figure ``DIR/NAME.png`` with :func:`figure_path`.
+
+``--quick`` runs a small grid with small budgets (seconds, for ``make test``) into a
+temporary folder unless ``--out`` is given; the full run writes ``studies/results/``, whose
+files are committed and shown in the README and the docs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import recursions as rc
+
+RESULTS = Path(__file__).resolve().with_name("results")
+PROVENANCE = ("version", "seed", "seconds")
+
+
+def parse(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line every study takes.
+
+    ``--quick`` (small grid, small budgets), ``--scheduler ADDRESS`` (a Dask scheduler; by
+    default local processes), ``--seed`` (root seed, default 2026), ``--workers`` (local
+    processes, default the machine's cores; 0 runs in this process) and ``--out DIR`` (default
+    ``studies/results`` for a full run, a temporary folder for ``--quick``).
+    """
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--quick", action="store_true",
+                    help="a small grid with small budgets (seconds; what make test runs)")
+    ap.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                    help="a Dask scheduler address, e.g. tcp://host:8786 (default: local processes)")
+    ap.add_argument("--seed", type=int, default=2026, help="root seed (default: 2026)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="local worker processes (default: the machine's cores; 0: this process)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="folder for NAME.csv and NAME.png (default: studies/results, or a "
+                         "temporary folder with --quick)")
+    args = ap.parse_args(argv)
+    if args.out is None:
+        if args.quick:
+            import tempfile
+            args.out = Path(tempfile.mkdtemp(prefix="study-quick-"))
+        else:
+            args.out = RESULTS
+    args.out.mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def run(func: Callable[..., Mapping[str, Any]], grid: Any, args: argparse.Namespace,
+        *, replications: int = 1) -> list[dict[str, Any]]:
+    """``loynes.sweep(func, grid)`` with the study's seed and scheduler; rows as dicts.
+
+    Each row gets ``seed`` (the root seed: with the grid it fixes every task's stream) and
+    ``seconds`` (the task's own wall time); a task that raised stops the study with its error.
+    """
+    import loynes as ly
+
+    def timed(rng: Any = None, **point: Any) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out = dict(func(**point, rng=rng))
+        out["seconds"] = round(time.perf_counter() - t0, 3)
+        return out
+
+    table = ly.sweep(timed, grid, rng=args.seed, client=args.scheduler,
+                     max_workers=args.workers, replications=replications, progress=False)
+    out = []
+    rows = table.rows()
+    for row in rows:
+        err = row.pop("error", None)
+        if err:
+            raise RuntimeError(f"a study task failed at {row}: {err}")
+        row["seed"] = args.seed
+        out.append(row)
+    return out
+
+
+def write(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], name: str,
+          args: argparse.Namespace) -> Path:
+    """Write ``DIR/NAME.csv``: the named columns, then ``version``, ``seed``, ``seconds``.
+
+    Every name in ``columns`` must be in every row (a missing column is a bug in the study,
+    not something to fill with blanks).
+    """
+    import csv
+
+    cols = [c for c in columns if c not in PROVENANCE] + list(PROVENANCE)
+    path = Path(args.out) / f"{name}.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for row in rows:
+            full = {"version": rc.__version__, **row}
+            missing = [c for c in cols if c not in full]
+            if missing:
+                raise KeyError(f"{name}: row {dict(row)} lacks the columns {missing}")
+            w.writerow(full)
+    print(f"{len(rows)} rows written to {path}")
+    return path
+
+
+def figure_path(name: str, args: argparse.Namespace) -> Path:
+    """Where the study's figure goes: ``DIR/NAME.png``."""
+    return Path(args.out) / f"{name}.png"
