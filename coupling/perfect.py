@@ -42,10 +42,11 @@ light-tailed service law the default is ``"vacation"`` where ``S (rho - 1/2) >= 
     (given, or ``(b, ..., b)`` for the envelope of a loss system with services bounded by
     ``b``): Propp-Wilson sandwiching between ``0`` and ``upper`` at doubling horizons on the
     time-indexed draws of :class:`recursions.BackwardDraws`.
-``"bounding"`` / ``"bounding-walk"`` -- the non-monotone idle-first maps J_{p+1}SW and JIQ
-    with ``lam E[sigma] < 1``: bounding processes started below and above a dominating
-    single-server queue (:mod:`coupling.bounding`, which says why the draw is exact and why
-    it stops there).
+``"bounding"`` / ``"bounding-walk"`` / ``"bounding-fcfs"`` -- the non-monotone idle-first
+    maps J_{p+1}SW and JIQ: bounding processes started below and above a dominating
+    single-server queue where ``lam E[sigma] < 1``, and for J_{p+1}SW up to
+    ``lam E[sigma] < S - p`` above the FCFS sampler's bound on ``S - p`` servers
+    (:mod:`coupling.bounding`, which says why the draw is exact and why it stops there).
 
 A monotone map dominated by JSW (``dominated_by=rc.JSW(S)``, a :class:`recursions.Map`
 included) is sampled by any of the JSW methods: the map is run from 0 and from the
@@ -746,17 +747,20 @@ class _Walks:
         return {"args": self.args, "_walk": None}
 
 
-def _draw_fcfs(sd, fcfs, inp, t0, tcap, walks=None, dominated=None):
-    """One dominated-CFTP draw of ``fcfs`` (or of the map ``dominated`` inside its sandwich).
+def _draw_fcfs(sd, fcfs, inp, t0, tcap, walks=None, inside=None):
+    """One dominated-CFTP draw of ``fcfs``, or of what ``inside`` runs within its sandwich.
+
+    ``inside(gen)`` (optional) builds the object whose ``sandwich(upper, T, times, sigma)``
+    replaces the two FCFS runs: a map dominated by ``fcfs`` (:class:`_DominatedMap`), or the
+    bounding processes of :mod:`coupling.bounding`; ``gen`` is a stream apart from the
+    bound's (which stays the one JSW alone would use, so a map equal to JSW gives JSW's
+    draws), for the map's routing uniforms.
 
     The time back is the start ``T`` of the sandwich that closed; the customers back are
     the arrivals in ``(-T, 0)``.
     """
     gen = np.random.default_rng(sd)
-    # the map's routing uniforms: a stream apart from the bound's (which stays the one JSW
-    # alone would use, so a map equal to JSW gives JSW's draws)
-    sampled = (None if dominated is None else
-               _DominatedMap(dominated, np.random.default_rng(child(sd, _ROUTING))))
+    sampled = None if inside is None else inside(np.random.default_rng(child(sd, _ROUTING)))
     if type(walks).__name__ == "VacationTemplate":
         from .vacation import vacation_draw
 
@@ -961,6 +965,33 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
     return method
 
 
+def fcfs_sampler(inp: rc.Renewal, method: str | None, servers: int
+                 ) -> tuple[str, VacationTemplate | _Walks | None]:
+    """The FCFS method for ``servers`` servers fed by ``inp``, and what it draws its past with.
+
+    Returns the method (:func:`_jsw_method`) and the object :func:`_draw_fcfs` takes as
+    ``walks``: a :class:`coupling.vacation.VacationTemplate`, a :class:`_Walks` (the
+    round-robin or random-assignment walk), or ``None`` (``"dominated"``: reversed M/G/1
+    queues). Raises ``ValueError`` when the walk cannot be built (a heavy tail).
+    """
+    method = _jsw_method(inp, method, servers)
+    walks: VacationTemplate | _Walks | None = None
+    if method == "vacation":
+        from .vacation import VacationTemplate as Template
+
+        walks = Template(servers, inp)
+    elif method != "dominated":
+        walks = _Walks(servers, inp.service, inp.interarrival,
+                       "cyclic" if method == "dominated-cyclic" else "random")
+        try:
+            walks.template()
+        except ValueError as err:
+            raise ValueError("exact sampling of FCFS GI/GI/S through a random walk needs "
+                             "a service law with a finite moment generating function "
+                             f"(light tail): {err}") from None
+    return method, walks
+
+
 def _check_dominating(system: rc.System, bound: Any, upper: Any) -> rc.System:
     """Refuse a ``dominated_by`` that the argument of :func:`perfect_sample` cannot use."""
     if not isinstance(bound, rc.System):
@@ -1075,8 +1106,8 @@ def perfect_sample(
         (Poisson input or bounded service: renovation), a monotone system with a bounded
         stationary state (``upper``), a monotone system dominated by JSW
         (``dominated_by``), a :class:`recursions.Map` included, or a non-monotone idle-first
-        map (``JpSW`` with ``p >= 1``, ``JIQ``) below load ``1 / S`` (bounding processes,
-        :mod:`coupling.bounding`).
+        map (bounding processes, :mod:`coupling.bounding`: ``JpSW`` with ``p >= 1`` below
+        ``lam E[sigma] < S - p``, ``JIQ`` below ``lam E[sigma] < 1``).
     input : recursions.Input
         The input.
     size : int
@@ -1089,8 +1120,8 @@ def perfect_sample(
         First and largest backward horizon, as times, of the methods that search back in
         time: every JSW method (``"vacation"``, ``"dominated-cyclic"``, ``"dominated-walk"``,
         ``"dominated"``, with or without ``dominated_by``), renovation with Poisson arrivals
-        (which finds the last empty instant directly: it uses ``cap_time`` only) and
-        ``"bounding"``. Defaults ``8 E[tau]`` and ``1e6 E[tau]``.
+        (which finds the last empty instant directly: it uses ``cap_time`` only),
+        ``"bounding"`` and ``"bounding-fcfs"``. Defaults ``8 E[tau]`` and ``1e6 E[tau]``.
     start_customers, cap_customers : int, optional
         The same, as numbers of customers back, for the methods that count customers:
         ``"monotone"``, renovation with bounded service (non-Poisson arrivals) and
@@ -1280,27 +1311,15 @@ def perfect_sample(
         if not isinstance(input, rc.Renewal):
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
                              f"(Poisson or GI), got {type(input).__name__}")
-        method = _jsw_method(input, method, S)
-        walks: VacationTemplate | _Walks | None = None
-        if method == "vacation":
-            from .vacation import VacationTemplate as Template
-
-            walks = Template(S, input)
-        elif method != "dominated":
-            walks = _Walks(S, input.service, input.interarrival,
-                           "cyclic" if method == "dominated-cyclic" else "random")
-            try:
-                walks.template()
-            except ValueError as err:
-                raise ValueError("exact sampling of FCFS GI/GI/S through a random walk needs "
-                                 "a service law with a finite moment generating function "
-                                 f"(light tail): {err}") from None
+        method, walks = fcfs_sampler(input, method, S)
         t0, tcap = horizons(method, "time", given, 8.0 * input.mean_interarrival,
                             1e6 * input.mean_interarrival)
         if bound is not None:
             _show_dominance(system, bound, dominance_trials, child(root, _SEARCHES))
         run_one = functools.partial(_draw_fcfs, fcfs=fcfs, inp=input, t0=t0, tcap=tcap,
-                                    walks=walks, dominated=None if bound is None else system)
+                                    walks=walks,
+                                    inside=None if bound is None else
+                                    functools.partial(_DominatedMap, system))
     elif system.has_loss and system.bounded_by_service and not system.monotone:  # renovation
         method = "renovation"
         b = support_max(input.service) if hasattr(input, "service") else math.inf

@@ -138,6 +138,37 @@ def test_exact_draws_match_forward_simulation(system, inp, method):
     assert abs(z_w) <= Z and abs(z_p) <= Z, (z_w, z_p)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("system", "inp"),
+    [
+        (rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0))),
+        (rc.JpSW(3, 1), rc.Poisson(1.9, D.Exponential(1.0))),
+        (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 3.0), D.Exponential(1.0))),
+        (rc.JpSW(5, 2), rc.Poisson(2.5, D.Exponential(1.0))),
+        (rc.JpSW(5, 2), rc.Poisson(2.5, D.LogNormal(mean=1.0, scv=4.0))),
+    ],
+    ids=["J2SW(3)-M/M-1.5", "J2SW(3)-M/M-1.9", "J2SW(3)-E2/M-1.5", "J3SW(5)-M/M-2.5",
+         "J3SW(5)-M/LN-2.5"],
+)
+def test_fcfs_bound_draws_beyond_one_match_forward_simulation(system, inp):
+    # 1 <= lam E[sigma] < S - p: out of reach of the single-server bound (Lemma 4)
+    ps = bounded_sample(system, inp, 3000, rng=12)
+    assert ps.method == "bounding-fcfs" and ps.samples.shape == (3000, system.servers)
+    assert np.all(np.diff(ps.samples, axis=1) >= 0) and np.all(ps.samples >= 0)
+    fwd = rc.simulate(system, inp, steps=2_000_000, warmup=20_000, rng=13)
+    z_w, z_p = _compare(ps, fwd)
+    assert abs(z_w) <= Z and abs(z_p) <= Z, (z_w, z_p)
+
+
+def test_fcfs_bound_draws_tell_j2sw_from_jsw():
+    # at lam = 1.5 on 3 servers the idle-first rule is far from JSW: P(all busy) 0.19 vs 0.24
+    inp = rc.Poisson(1.5, D.Exponential(1.0))
+    ps = bounded_sample(rc.JpSW(3, 1), inp, 2000, rng=14)
+    jsw = rc.simulate(rc.JSW(3), inp, steps=500_000, warmup=20_000, rng=15)
+    assert abs(_compare(ps, jsw)[1]) > Z
+
+
 def test_walk_method_with_poisson_input_matches_forward():
     system, inp = rc.JIQ(3), rc.Poisson(0.9, D.Exponential(1.0))
     ps = bounded_sample(system, inp, 6000, rng=7, method="walk")
@@ -163,8 +194,9 @@ def test_draws_tell_j2sw_from_jsw():
         (rc.JIQ(3), rc.Poisson(0.9, D.LogNormal(1.0, 2.0)), "start_time", (0.25, 40.0)),
         (rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0)), "start_customers",
          (2, 200)),
+        (rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0)), "start_time", (0.25, 40.0)),
     ],
-    ids=["J2SW-reversed", "JIQ-reversed", "J2SW-walk"],
+    ids=["J2SW-reversed", "JIQ-reversed", "J2SW-walk", "J2SW-fcfs"],
 )
 def test_draws_do_not_depend_on_the_search_start(system, inp, key, starts):
     a = bounded_sample(system, inp, 300, rng=4, **{key: starts[0]})
@@ -173,14 +205,47 @@ def test_draws_do_not_depend_on_the_search_start(system, inp, key, starts):
     assert not np.array_equal(a.steps, b.steps)  # the searches did differ
 
 
-def test_refuses_load_at_or_above_one_over_servers():
-    # Theorem 1 holds (1.5 * B(1, 1.5) = 0.9 < 2): the system is stable, the bound is not
-    with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1.*Theorem 1 \(holds"):
-        bounded_sample(rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0)), 2)
+def test_refuses_loads_beyond_the_dominating_queues():
+    # Theorem 1 holds (2 * B(1, 2) = 1.33 < 2): the system is stable, the FCFS bound on
+    # S - p = 2 servers is not
+    with pytest.raises(ValueError, match=r"lam E\[sigma\] < S - p = 2 .*Theorem 1 \(holds"):
+        bounded_sample(rc.JpSW(3, 1), rc.Poisson(2.0, D.Exponential(1.0)), 2)
+    # the single-server bound refuses 1.5 and names the method that reaches it
+    with pytest.raises(ValueError, match=r"'reversed' needs lam E\[sigma\] < 1.*'fcfs'"):
+        bounded_sample(rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0)), 2, method="reversed")
     with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1"):
         bounded_sample(rc.JIQ(3), rc.Poisson(1.0, D.Exponential(1.0)), 2)
+    with pytest.raises(ValueError, match=r"'fcfs' is for J_\{p\+1\}SW.*random rank"):
+        bounded_sample(rc.JIQ(3), rc.Poisson(0.5, D.Exponential(1.0)), 2, method="fcfs")
     with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1"):
-        bounded_sample(rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 2.0), D.Exponential(0.9)), 2)
+        bounded_sample(rc.JpSW(3, 1), rc.Renewal(D.Erlang(2, 2.0), D.Exponential(0.9)), 2,
+                       method="walk")
+    # D/D input: P(sigma < tau) = 0, the FCFS queue need not empty
+    with pytest.raises(ValueError, match=r"P\(sigma < tau\) > 0"):
+        bounded_sample(rc.JpSW(3, 1), rc.Renewal(D.Deterministic(1 / 1.5),
+                                                 D.Deterministic(1.0)), 2)
+
+
+def _top_fcfs(y, sigma, tau):
+    """JSW (FCFS) on ``len(y)`` servers, from its definition: ``[R(y + sigma e_1) - tau]^+``."""
+    z = np.sort(y).copy()
+    z[0] += sigma
+    return np.maximum(np.sort(z) - tau, 0.0)
+
+
+@pytest.mark.parametrize("system", [rc.JpSW(2, 1), rc.JpSW(3, 1), rc.JpSW(4, 2),
+                                    rc.JpSW(5, 2), rc.JpSW(6, 5)], ids=repr)
+def test_lemma_4_the_top_stays_below_fcfs_on_s_minus_p_servers(system):
+    # top(G(x)) and top(Phi(l, u)) lie below JSW on S - p servers applied to top(x), top(u)
+    gen = np.random.default_rng(11)
+    S, p = system.servers, system.p
+    for _ in range(3000):
+        lo, x, hi = _triple(gen, S)
+        sigma, tau = _value(gen), _value(gen) * gen.choice([0.0, 0.3, 1.0])
+        gx = rc.iterate(system, x, np.array([sigma]), np.array([tau]))
+        _, phi = interval_step(system, lo, hi, sigma, tau)
+        assert np.all(gx[p:] <= _top_fcfs(x[p:], sigma, tau) + 1e-12), (x, sigma, tau)
+        assert np.all(phi[p:] <= _top_fcfs(hi[p:], sigma, tau) + 1e-12), (lo, hi, sigma, tau)
 
 
 @pytest.mark.parametrize(
@@ -231,17 +296,21 @@ def test_cap_raises_coupling_not_reached():
     inp = rc.Poisson(0.9, D.Exponential(1.0))
     with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.001 back; raise cap_time"):
         bounded_sample(rc.JpSW(3, 1), inp, 20, rng=1, start_time=1e-3, cap_time=1e-3)
+    busy = rc.Poisson(1.5, D.Exponential(1.0))
+    with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.001 back; raise cap_time"):
+        bounded_sample(rc.JpSW(3, 1), busy, 20, rng=1, start_time=1e-3, cap_time=1e-3)
     gi = rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0))
     with pytest.raises(cp.CouplingNotReached, match="1 customers back; raise cap_customers"):
         bounded_sample(rc.JpSW(3, 1), gi, 20, rng=1, start_customers=1, cap_customers=1)
 
 
-@pytest.mark.parametrize("method", ["reversed", "walk"])
+@pytest.mark.parametrize("method", ["reversed", "walk", "fcfs"])
 def test_one_draw_function_pickles_and_gives_the_sample_draws(method):
     # perfect_sample's worker processes receive run_one pickled: it must give the same draws
     import pickle
 
-    system, inp = rc.JIQ(3), rc.Poisson(0.8, D.Exponential(1.0))
+    system = rc.JpSW(3, 1) if method == "fcfs" else rc.JIQ(3)
+    inp = rc.Poisson(1.4 if method == "fcfs" else 0.8, D.Exponential(1.0))
     name, run_one = bounded_method(system, inp, method=method)
     ps = bounded_sample(system, inp, 5, rng=3, method=method)
     assert name == ps.method
