@@ -15,14 +15,17 @@ interarrival times from the input's own :class:`numpy.random.Generator` objects 
 loop (the built-in laws, through :func:`recursions.dists.kernel.draw_one`, which gives the very
 numbers of ``law.sample`` on the same generator), and the routing uniforms from the routing
 generator, as ``gen.random((n, m))`` would row by row; :func:`run_chunk` takes blocks drawn
-outside (any law, scipy's included).
+outside (any law, scipy's included). The two ways run on separate copies of this template:
+``DRAW`` (whether the loop draws) and the two law codes ``SCODE`` and ``TCODE`` are
+compile-time constants of each copy, so a drawing loop holds only its laws' own samplers.
 
 Every driver reaches the map only through ``STEP(w, sigma, tau, u, params)``, the signature
 of every kernel in :mod:`recursions.maps` and of a user's :class:`recursions.Map` (and, when
 ``FUSED``, through its join ``JOIN(w, sigma, u, params)``). This module is a template:
 :func:`recursions.drivers.compiled_drivers` compiles its source once per kernel with ``STEP``,
-``JOIN`` and ``FUSED`` bound for that kernel (and caches the result on disk), so built-in and
-user-written maps run the very same drivers. Importing it directly gives the drivers of JSW.
+``JOIN`` and ``FUSED`` bound for that kernel, and once more per pair of law codes drawn in the
+loop (and caches the result on disk), so built-in and user-written maps run the very same
+drivers. Importing it directly gives the block drivers of JSW.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds e
 from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map's own
 
 FUSED = True  # whether JOIN + the driver's own drain is STEP; bound by compiled_drivers
+DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise
+SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law
+TCODE = 0  # the interarrival law code; bound likewise
 
 
 @jit(inline="always")
@@ -131,14 +137,17 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             t0, total, nbatch, grid, h, every, acc, hist, path):
     """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
-    With ``draw`` the service times are ``draw_one(scode, spar, gs)``, the interarrival
-    times ``draw_one(tcode, tpar, gt)`` and the ``m`` routing uniforms ``gu.random()`` each,
-    customer after customer (the numbers of ``law.sample(gs, n)``, ``law.sample(gt, n)`` and
-    ``gu.random((n, m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc``,
-    ``hist`` and ``path`` are this replication's rows (see :func:`run_chunk`). The per-arrival
-    statistics are written out here rather than in helpers: a call that takes arrays costs
-    reference counting per arrival.
+    With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag cost a
+    tenth of the loop's time) the service times are ``draw_one(SCODE, spar, gs)``, the
+    interarrival times ``draw_one(TCODE, tpar, gt)`` and the ``m`` routing uniforms
+    ``gu.random()`` each, customer after customer (the numbers of ``law.sample(gs, n)``,
+    ``law.sample(gt, n)`` and ``gu.random((n, m))``); otherwise they are read from ``sig``,
+    ``tau``, ``U``. ``acc``, ``hist`` and ``path`` are this replication's rows (see
+    :func:`run_chunk`). The per-arrival statistics are written out here rather than in
+    helpers: a call that takes arrays costs reference counting per arrival.
     """
+    if draw != DRAW:
+        raise ValueError("these drivers were compiled for the other way of drawing")
     s = w.size
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
@@ -153,9 +162,9 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
         load_batch(acc, b, c)
         tot, busy = total_busy(w)
     for k in range(n):
-        if draw:
-            sigma = draw_one(scode, spar, gs)
-            ta = draw_one(tcode, tpar, gt)
+        if DRAW:
+            sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+            ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -221,6 +230,8 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
     gives the numbers of :func:`run_chunk` on the blocks those generators would draw. Runs
     without the GIL, so replications can run in threads.
     """
+    if scode != SCODE or tcode != TCODE:
+        raise ValueError("these drivers were compiled for other law codes")
     empty = np.zeros(0)
     advance(params, w, empty, empty, np.zeros((0, m)), gs, scode, spar, gt, tcode, tpar, gu,
             m, True, n, collect, t0, total, nbatch, grid, h, every, acc, hist, path)

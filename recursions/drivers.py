@@ -35,8 +35,9 @@ import numpy as np
 from ._jit import JIT_OPTIONS
 from ._jit import jit as _project_jit
 from ._stats import N_STATS, empty_path
+from .codes import LawCode
 
-__all__ = ["ENGINE_SOURCES", "compiled_drivers", "warm"]
+__all__ = ["ENGINE_SOURCES", "compiled_drivers", "heap_drivers", "warm"]
 
 ENGINE_SOURCES = ("_engine.py", "_jit.py", "_stats.py", "codes.py", "maps.py", "vectors.py",
                   "dists/kernel.py")
@@ -78,6 +79,11 @@ _TEMPLATE_EDITS = (  # (line in recursions/_engine.py, what the compiled copy ha
      ""),
     ("\nFUSED = True  # whether JOIN + the driver's own drain is STEP; bound by "
      "compiled_drivers\n", ""),
+    ("DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise\n",
+     ""),  # DRAW, SCODE and TCODE are bound by _load
+    ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
+     ""),
+    ("TCODE = 0  # the interarrival law code; bound likewise\n", "")
 )
 
 
@@ -112,7 +118,7 @@ def _source_file_text(py: Any) -> str | None:
         return None
 
 
-def _cache_key(step: Any) -> str | None:
+def _cache_key(step: Any, laws: tuple[int, int] | None = None) -> str | None:
     """Hash naming the generated drivers, or ``None`` when the step cannot be cached.
 
     ``None`` for a closure, and for a step whose source file cannot be read (a Jupyter cell,
@@ -135,7 +141,7 @@ def _cache_key(step: Any) -> str | None:
     h = hashlib.sha256()
     for part in (_driver_source(), _engine_text(), user_src, file_text, py.__module__,
                  py.__qualname__, __version__, numba.__version__,
-                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1])):
+                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]), repr(laws)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -163,21 +169,36 @@ def _temporary_name(path: Path) -> Path:
     return path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
 
 
-def _load(step: Any, source: str, key: str | None, jit: Any) -> tuple[Any, bool]:
-    """Execute the driver source with ``STEP``, ``JOIN``, ``FUSED`` and ``jit`` bound.
+def _load(step: Any, source: str, key: str | None, jit: Any,
+          laws: tuple[int, int] | None = None) -> tuple[Any, bool]:
+    """Execute the driver source with ``STEP``, ``JOIN``, ``FUSED``, the law codes, ``jit`` bound.
 
     Returns the module and whether it was loaded from the on-disk cache folder.
     """
+    join, fused = _join_of(step)
+    scode, tcode = _NO_LAWS if laws is None else laws
+    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "DRAW": laws is not None,
+             "SCODE": scode, "TCODE": tcode, "jit": jit}
+    return _load_source("drivers", source, key, bound)
+
+
+def _load_source(prefix: str, source: str, key: str | None,
+                 bound: dict[str, Any]) -> tuple[Any, bool]:
+    """Execute ``source`` as a module with the globals ``bound`` set first.
+
+    With a ``key``, from the file ``{prefix}_{key}.py`` of the cache folder (numba's on-disk
+    cache then keeps its compiled functions); without one, or when that folder cannot be
+    used, compiled in memory. Returns the module and whether it came from the cache folder.
+    """
     import types
 
-    join, fused = _join_of(step)
-    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "jit": jit}
+    bound = dict(bound)
     if key is not None:
-        name = f"recursions._drivers_{key}"
+        name = f"recursions._{prefix}_{key}"
         try:
             folder = _cache_root()
             folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"drivers_{key}.py"
+            path = folder / f"{prefix}_{key}.py"
             if not path.exists():
                 tmp = _temporary_name(path)
                 tmp.write_text(source)
@@ -192,23 +213,35 @@ def _load(step: Any, source: str, key: str | None, jit: Any) -> tuple[Any, bool]
         except (OSError, RuntimeError):  # no writable cache folder, or numba cannot cache
             sys.modules.pop(name, None)  # there: compile without the on-disk cache
             bound["jit"] = _uncached_jit
-    mod = types.ModuleType("recursions._drivers")
+    mod = types.ModuleType(f"recursions._{prefix}")
     mod.__dict__.update(bound)
-    exec(compile(source, "<recursions drivers>", "exec"), mod.__dict__)
+    exec(compile(source, f"<recursions {prefix}>", "exec"), mod.__dict__)
     return mod, False
 
 
-_DRIVERS: dict[int, tuple[Any, Any, str]] = {}
+_NO_LAWS = (int(LawCode.DETERMINISTIC), int(LawCode.DETERMINISTIC))
+"""The law codes bound in the block drivers, whose ``run_draws`` is not used (the shortest
+branch: no draw at all)."""
+
+_DRIVERS: dict[tuple[int, tuple[int, int] | None], tuple[Any, Any, str]] = {}
 _WARNED: set[int] = set()
 
 
-def compiled_drivers(step: Callable[..., Any]) -> tuple[Any, str]:
+def compiled_drivers(step: Callable[..., Any],
+                     laws: tuple[int, int] | None = None) -> tuple[Any, str]:
     """The drivers of :mod:`recursions._engine` compiled for the kernel ``step``, and how.
 
     Parameters
     ----------
     step : callable
         A numba-compiled (``@njit``) step function, or a plain Python one.
+    laws : (int, int), optional
+        The service and interarrival :class:`~recursions.codes.LawCode` that ``run_draws``
+        draws inside the loop: they are compile-time constants of those drivers, so the loop
+        holds only the two laws' own samplers (a run-time choice among all the laws cost
+        about 20 ns a draw). Drivers for other codes refuse ``run_draws``. Default: the
+        drivers that take pre-drawn blocks (``run_chunk`` and the rest). Each pair is
+        compiled on first use and cached like the others.
 
     Returns
     -------
@@ -216,24 +249,78 @@ def compiled_drivers(step: Callable[..., Any]) -> tuple[Any, str]:
         The drivers (``run_chunk``, ``run_draws``, ``run_path``, ``apply_rows``,
         ``step_once``, ``couple_chunk``), and ``"cached"``, ``"uncached"`` or ``"python"``.
     """
-    hit = _DRIVERS.get(id(step))
+    if laws is not None:
+        laws = (int(laws[0]), int(laws[1]))
+    hit = _DRIVERS.get((id(step), laws))
     if hit is not None and hit[0] is step:
         return hit[1], hit[2]
     source = _driver_source()
     if _is_dispatcher(step):
-        key = _cache_key(step)
+        key = _cache_key(step, laws)
         mod, on_disk = _load(step, source, key,
-                             _project_jit if key is not None else _uncached_jit)
+                             _project_jit if key is not None else _uncached_jit, laws)
         how = "cached" if on_disk else "uncached"
     else:
         how = "python"
-        mod, _ = _load(step, source, None, _python_jit)
-    _DRIVERS[id(step)] = (step, mod, how)
+        mod, _ = _load(step, source, None, _python_jit, laws)
+    _DRIVERS[(id(step), laws)] = (step, mod, how)
     return mod, how
 
 
+_HEAP_EDITS = (  # (line in recursions/heap.py, what the compiled copy has instead)
+    ("from . import _stats as eng\n", "from recursions import _stats as eng\n"),
+    ("from . import maps\n", "from recursions import maps\n"),
+    ("from ._jit import jit\n", ""),
+    ("from .codes import HeapPolicy\n", "from recursions.codes import HeapPolicy\n"),
+    ("from .dists.kernel import draw_one\n", "from recursions.dists.kernel import draw_one\n"),
+    ("DRAW = False  # whether heap_steps draws inside the loop; bound by recursions.drivers\n",
+     ""),
+    ("SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.drivers\n",
+     ""),
+    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
+)
+
+_HEAPS: dict[tuple[int, int], Any] = {}
+
+
+def heap_drivers(laws: tuple[int, int]) -> Any:
+    """:mod:`recursions.heap` compiled with the law codes ``laws`` bound (``run_heap_draws``).
+
+    As :func:`compiled_drivers` with ``laws``: the service and interarrival codes are
+    compile-time constants of the copy, so its loop holds only those laws' samplers. Compiled
+    on first use and cached on disk (keyed by the text of ``heap.py`` and of
+    :data:`ENGINE_SOURCES`, the versions and the codes).
+    """
+    laws = (int(laws[0]), int(laws[1]))
+    hit = _HEAPS.get(laws)
+    if hit is not None:
+        return hit
+    import numba
+
+    from . import __version__
+
+    src = (Path(__file__).with_name("heap.py")).read_text()
+    for line, new in _HEAP_EDITS:
+        if line not in src:  # pragma: no cover - guards heap.py against edits
+            raise RuntimeError(f"recursions/heap.py no longer has the line {line!r}")
+        src = src.replace(line, new)
+    h = hashlib.sha256()
+    for part in (src, _engine_text(), __version__, numba.__version__,
+                 repr(sorted(JIT_OPTIONS.items())), repr(laws)):
+        h.update(part.encode())
+        h.update(b"\0")
+    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "jit": _project_jit}
+    mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
+    _HEAPS[laws] = mod
+    return mod
+
+
 def warm(mod: Any, servers: int, m: int, params: np.ndarray) -> None:
-    """Compile every driver once, with the argument types the library passes."""
+    """Compile every block driver once, with the argument types the library passes.
+
+    ``run_draws`` is left out: it runs on the drivers compiled for the input's law codes
+    (``compiled_drivers(step, laws)``), compiled on first use.
+    """
     S = servers
     W = np.zeros((1, S))
     sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
@@ -241,9 +328,6 @@ def warm(mod: Any, servers: int, m: int, params: np.ndarray) -> None:
     hist = np.zeros((1, 1, 1))
     mod.run_chunk(params, W, sig, tau, U, False, 0, 1, 1, np.zeros(0), 0.0, 1, acc, hist,
                   empty_path())
-    gen = np.random.default_rng(0)
-    mod.run_draws(params, np.zeros(S), gen, 1, np.ones(1), gen, 1, np.ones(1), gen, m, 1, True,
-                  0, 1, 1, np.zeros(0), 0.0, 1, acc[0], hist[0], np.zeros((0, 0)))
     mod.run_path(params, np.zeros(S), sig[0], tau[0], U[0])
     mod.step_once(params, np.zeros(S), 0.0, 0.0, np.zeros(max(m, 1)))
     mod.apply_rows(params, np.zeros((1, S)), np.zeros(1), np.zeros(1), np.zeros((1, m)),

@@ -30,6 +30,9 @@ from .dists.kernel import draw_one
 
 JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
+DRAW = False  # whether heap_steps draws inside the loop; bound by recursions.drivers
+SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.drivers
+TCODE = 0  # the interarrival law code; bound likewise
 
 
 @jit
@@ -108,13 +111,16 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
                every, acc, hist, rebase):
     """One replication through ``nk`` arrivals; returns its ``(clock, elapsed, measured)``.
 
-    With ``draw`` the service and interarrival times are drawn here (``draw_one`` on ``gs``
-    and ``gt``) and the ``m`` routing uniforms from ``gu``, customer after customer (the
-    numbers of the blocks ``law.sample(gs, nk)``, ``law.sample(gt, nk)``, ``gu.random((nk,
-    m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc`` and ``hist`` are
-    this replication's rows. The per-batch sums are kept in registers and written back when a
-    batch ends (the same additions in the same order as one per arrival).
+    With ``draw`` (which must be the module's constant ``DRAW``) the service and
+    interarrival times are drawn here (``draw_one`` of the module's law codes ``SCODE`` and
+    ``TCODE`` on ``gs`` and ``gt``) and the ``m`` routing uniforms from ``gu``, customer after
+    customer (the numbers of the blocks ``law.sample(gs, nk)``, ``law.sample(gt, nk)``,
+    ``gu.random((nk, m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc`` and
+    ``hist`` are this replication's rows. The per-batch sums are kept in registers and written
+    back when a batch ends (the same additions in the same order as one per arrival).
     """
+    if draw != DRAW:
+        raise ValueError("this engine was compiled for the other way of drawing")
     n = e.size
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     c = np.zeros(acc.shape[1])
@@ -131,9 +137,9 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     for k in range(nk):
         if by_time and elapsed >= horizon:
             break
-        if draw:
-            sigma = draw_one(scode, spar, gs)
-            ta = draw_one(tcode, tpar, gt)
+        if DRAW:
+            sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+            ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -232,8 +238,12 @@ def run_heap_draws(policy, d, params, e, hp, ps, state, gs, scode, spar, gt, tco
     """One replication through ``nk`` arrivals drawn inside the loop (see :func:`heap_steps`).
 
     ``state`` is ``[clock, elapsed, measured arrivals]``, updated. Runs without the GIL, so
-    replications can run in threads.
+    replications can run in threads. ``scode`` and ``tcode`` must be the module's ``SCODE``
+    and ``TCODE``: the law codes are compile-time constants, so this runs on the copy of
+    this module compiled for the input's laws (:func:`recursions.drivers.heap_drivers`).
     """
+    if scode != SCODE or tcode != TCODE:
+        raise ValueError("these drivers were compiled for other law codes")
     empty = np.zeros(0)
     t, el, i = heap_steps(policy, d, params, e, hp, ps, state[0], state[1], int(state[2]),
                           empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,

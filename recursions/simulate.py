@@ -237,6 +237,12 @@ def simulate(
     state: dict[str, Any] = {"g": np.zeros(0), "hist": np.zeros((nrep, batches, 1)), "t0": 0}
     params = system.params
     drivers = None if use_heap else system.drivers
+    law_drivers: Any = None  # compiled with the two law codes as constants (run_draws)
+    if in_kernel:
+        from .drivers import compiled_drivers, heap_drivers
+
+        law_drivers = (heap_drivers((scode, tcode)) if use_heap
+                       else compiled_drivers(system.kernel, (scode, tcode))[0])
     if use_heap:
         heap, pos = hp.init_heap(W)
         tnow = np.zeros(nrep)
@@ -270,30 +276,34 @@ def simulate(
         gs, gt = streams[r].generators[:2]
         if use_heap:
             hs = np.array([tnow[r], elapsed[r], float(idx[r])])
-            hp.run_heap_draws(policy, d, system.params, W[r], heap[r], pos[r], hs, gs,
-                              scode, spar, gt, tcode, tpar, gens[r], m, c, collect,
-                              float(time) if time is not None else 0.0,
-                              steps if steps is not None else 1, batches, time is not None,
-                              g, eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
+            law_drivers.run_heap_draws(
+                policy, d, system.params, W[r], heap[r], pos[r], hs, gs, scode, spar, gt,
+                tcode, tpar, gens[r], m, c, collect, float(time) if time is not None else 0.0,
+                steps if steps is not None else 1, batches, time is not None, g,
+                eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
             tnow[r], elapsed[r], idx[r] = hs[0], hs[1], int(hs[2])
         else:
-            assert drivers is not None
-            drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m, c,
-                              collect, t0, steps, batches, g, eng.uniform_step(g), every,
-                              acc[r], hist[r], path[r] if record else np.zeros((0, 0)))
+            law_drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m,
+                                  c, collect, t0, steps, batches, g, eng.uniform_step(g),
+                                  every, acc[r], hist[r],
+                                  path[r] if record else np.zeros((0, 0)))
 
     def in_kernel_phase(collect: bool) -> None:
         """Warm-up (or the measured run) of every replication, each in one thread task."""
+        # nothing is drawn outside, so a count of arrivals runs in one call (each call costs
+        # the typing of its arguments) unless a progress bar wants the chunks
+        span = chunk if bar is not None or steps is None else max(steps, warmup, 1)
+
         def one(r: int) -> None:
             t0 = 0
             if not collect:
-                for c in sizes:
+                for c in (sizes if bar is not None else [warmup] if warmup else []):
                     run_rep(r, c, False, 0)
                     if bar is not None and r == 0:
                         bar.update(c)
                 return
             while not (elapsed[r] >= time if time is not None else t0 >= (steps or 0)):
-                c = chunk if steps is None else min(chunk, steps - t0)
+                c = span if steps is None else min(span, steps - t0)
                 run_rep(r, c, True, t0)
                 t0 += c
                 if bar is not None and r == 0:
@@ -410,21 +420,21 @@ def simulate(
 # laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``
 _BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
 
-KERNEL_DRAWS = False
+KERNEL_DRAWS = True
 """Whether built-in laws are drawn inside the kernels (``True``) or in blocks by numpy.
 
-Off: measured side by side on the 2-core machine (one replication, load 0.9), the drivers'
-in-kernel path is slower than numpy's vectorised blocks, which a helper thread draws while
-the kernel runs the previous chunk: M/M/1 ran at about 15 M arrivals per second with
-in-kernel draws against 46 M with blocks, M/M/10 at 14 M against 32 M, JIQ on the heap at
-n = 10^5 at 4.4-4.6 M against 5.0 M. The cost is not the Generator itself (the bare loop of
-``benchmarks/kw_throughput.py`` draws from the same Generators at about 14 ns per arrival)
-but the dispatch over laws: measured alone, ``recursions.dists.kernel.draw_one`` with the
-law code known only at run time costs 21-24 ns a draw against 3 ns for a direct
-``gen.standard_exponential()`` call (inlining it changed nothing; scalar parameters instead
-of the array, 14 ns). Compiling the drivers per law code, so that only one branch exists,
-is the likely fix. Both ways give the same numbers bit for bit
-(``tests/test_in_kernel_draws.py`` runs both), so this is a choice of speed only.
+On. The in-kernel loops run on drivers compiled for the input's two law codes
+(:func:`recursions.drivers.compiled_drivers` with ``laws``, :func:`recursions.drivers.
+heap_drivers`): the codes, and whether the loop draws at all, are compile-time constants,
+so only the laws' own samplers are in the loop. With the code known only at run time,
+``recursions.dists.kernel.draw_one`` cost 21-24 ns a draw against 3 ns for a direct
+``gen.standard_exponential()`` (the whole choice among the laws was too large for LLVM to
+inline), and the in-kernel path ran at a third of the block path (M/M/1 15 M arrivals per
+second against 46 M). Compiled per law pair, it runs faster than numpy's blocks drawn by a
+helper thread while the kernel runs the previous chunk, measured side by side on the 2-core
+machine (``benchmarks/kw_throughput.py``), and leaves the second core free. Each law pair
+compiles its drivers once, on first use, and numba caches them on disk. Both ways give the
+same numbers bit for bit (``tests/test_in_kernel_draws.py`` runs both).
 """
 
 

@@ -2,8 +2,9 @@
 
 With ``recursions.simulate.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input with
 built-in laws inside the dense and heap loops (``recursions.dists.kernel.draw_one`` on the
-stream's own generators); by default (off: it measured slower) and for every other input the
-draws are made in blocks outside. Both paths must give the very same results.
+stream's own generators, on drivers compiled for the two law codes); with it off, and for
+every other input, the draws are made in blocks outside. Both paths must give the very same
+results.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
         warnings.simplefilter("ignore", rc.SimulationWarning)
         monkeypatch.setattr(sim, "KERNEL_DRAWS", True)
         a = rc.simulate(system, inp, **kw)
-        monkeypatch.setattr(sim, "KERNEL_DRAWS", False)  # the default: blocks drawn by numpy
+        monkeypatch.setattr(sim, "KERNEL_DRAWS", False)  # blocks drawn by numpy
         b = rc.simulate(system, inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
