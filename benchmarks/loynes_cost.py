@@ -1,8 +1,10 @@
 """Cost of a backward Loynes sequence against one forward run of the same length, as a ratio.
 
-``ly.loynes(system, input, horizon=H, stop=False)`` reruns the map from empty at every doubling
-horizon 1, 2, 4, ..., H on time-indexed draws, so its work is at most ~2H map applications plus
-drawing H arrivals once. The peer is ``rc.simulate(system, input, steps=H)`` (statistics
+``ly.loynes(system, input, horizon=H, stop=False)`` runs the map from empty at every doubling
+horizon 1, 2, 4, ..., H on time-indexed draws, each run stopping where it meets the previous
+horizon's run (and the certificate's run from the level where it meets the run from empty), so
+a stable sequence costs about H map applications plus drawing H arrivals once (2H, or 4H with
+the certificate, when runs never meet). The peer is ``rc.simulate(system, input, steps=H)`` (statistics
 included), timed in the same run. The machine is shared and noisy: read the ratios.
 
 Run: ``python benchmarks/loynes_cost.py [--quick]``.

@@ -321,6 +321,47 @@ def couple_chunk(params, a, b, sig, tau, U):
 
 
 @jit
+def run_checked(params, w, sig, tau, U, every, ck, jref, write):
+    """Apply the map to ``w`` for a window of arrivals ending at time 0, against a stored path.
+
+    Entry ``k`` of ``sig``, ``tau``, ``U`` is the customer at time ``-(n - k)``, ``n =
+    sig.size``. Before the customer at each time ``-j`` with ``j`` a multiple of ``every``:
+    when ``j <= jref`` and ``w`` equals the stored state ``ck[j // every]`` exactly, stop and
+    return ``j`` (the map is deterministic, so from there the run is the stored run); else,
+    with ``write``, store ``w`` there. Returns ``-1`` when the window ran to its end (``w`` is
+    then the state at time 0). Backward sequences use it to stop a run where it meets the
+    previous horizon's run (:func:`loynes.loynes`).
+    """
+    n = sig.size
+    s = w.size
+    nxt = n % every  # the next k whose time -(n - k) is a checkpoint
+    for k in range(n):
+        if k == nxt:
+            nxt += every
+            row = (n - k) // every
+            if n - k <= jref:
+                equal = True
+                for i in range(s):
+                    if w[i] != ck[row, i]:
+                        equal = False
+                        break
+                if equal:
+                    return n - k
+            if write:
+                for i in range(s):
+                    ck[row, i] = w[i]
+        if FUSED:  # the join, and the drain here (as in advance: no call per arrival)
+            JOIN(w, sig[k], U[k], params)
+            ta = tau[k]
+            for i in range(s):
+                v = w[i] - ta
+                w[i] = v if v > 0.0 else 0.0
+        else:
+            STEP(w, sig[k], tau[k], U[k], params)
+    return -1
+
+
+@jit
 def run_path(params, w, sig, tau, U):
     """Apply the map to ``w`` in place for each arrival; no statistics."""
     for k in range(sig.size):

@@ -77,7 +77,11 @@ class BackwardDraws:
         while len(self._blocks) <= b:
             k = len(self._blocks)
             sig, tau = self._stream.block(k)
-            u = self.system.innovations(self._routing.generator(k), BLOCK)
+            if self.system.uniforms == 0 and (type(self.system).innovations
+                                              is System.innovations):
+                u = np.zeros((BLOCK, 0))  # no routing draws: no generator to make
+            else:
+                u = self.system.innovations(self._routing.generator(k), BLOCK)
             self._blocks.append((sig, tau, u))
         return self._blocks[b]
 

@@ -58,9 +58,12 @@ def sift_down(E, heap, pos, i):
 
 
 @jit
-def floyd_min(E, u, d, n):
-    """Server with the least ``E`` among ``d`` drawn without replacement (Floyd), ``d`` uniforms."""
-    chosen = np.empty(d, dtype=np.int64)
+def floyd_min(E, u, d, n, chosen):
+    """Server with the least ``E`` among ``d`` drawn without replacement (Floyd), ``d`` uniforms.
+
+    ``chosen`` is an int64 buffer of length ``>= d`` (the caller's, so that nothing is
+    allocated per arrival).
+    """
     maps.floyd_ranks(u, d, n, chosen)
     best = chosen[0]
     for q in range(1, d):
@@ -125,6 +128,7 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     c = np.zeros(acc.shape[1])
     u = np.empty(max(m, 1))
+    chosen = np.empty(max(d, 1), dtype=np.int64)
     b = 0
     next_start = 0
     if collect:
@@ -181,7 +185,7 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
         elif policy == RANDOM:
             j = min(int(uk[0] * n), n - 1)
         elif policy == LEAST_OF_D:
-            j = floyd_min(e, uk, d, n)
+            j = floyd_min(e, uk, d, n, chosen)
         else:
             j = -1
         if j >= 0:

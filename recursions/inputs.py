@@ -213,6 +213,7 @@ class BackwardStream:
         self._inp = inp
         self._rngs = (BlockRng(seed, 0), BlockRng(seed, 1), BlockRng(seed, 2))
         self._carries = [inp._start(BlockRng(seed, 3).generator(0))]
+        self._last: tuple[int, Any] | None = None  # the latest block drawn, and its draw
 
     def block(self, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Draws for block ``b`` (times ``-(b+1)B .. -bB-1``, ascending).
@@ -231,8 +232,17 @@ class BackwardStream:
             raise ValueError(f"block index must be >= 0, got {b}")
         while len(self._carries) <= b:  # chain boundary states back to block b
             k = len(self._carries) - 1
-            self._carries.append(self._draw(k)[2])
-        return self._draw(b)[:2]
+            self._carries.append(self._drawn(k)[2])
+        if self._last is not None and self._last[0] == b:  # asked again: fresh copies
+            sig, tau = self._last[1][:2]
+            return sig.copy(), tau.copy()
+        return self._drawn(b)[:2]
+
+    def _drawn(self, b: int):
+        """``_draw(b)``, kept for the next block's carry (blocks asked in order draw once)."""
+        if self._last is None or self._last[0] != b:
+            self._last = (b, self._draw(b))
+        return self._last[1]
 
     def _draw(self, b: int):
         gens = tuple(r.generator(b) for r in self._rngs)

@@ -122,7 +122,8 @@ def test_floyd_draws_distinct_uniform_subsets():
     n, d, reps = 9, 3, 30_000
     gen = np.random.default_rng(2)
     E = np.arange(n, dtype=float)  # server i has key i: the minimum is the least index drawn
-    mins = np.array([hp.floyd_min(E, gen.random(d), d, n) for _ in range(reps)])
+    buf = np.empty(d, dtype=np.int64)
+    mins = np.array([hp.floyd_min(E, gen.random(d), d, n, buf) for _ in range(reps)])
     exact = np.array([comb(n - r - 1, d - 1) / comb(n, d) for r in range(n)])
     freq = np.bincount(mins, minlength=n) / reps
     assert np.all(np.abs(freq - exact) <= Z * np.sqrt(exact * (1 - exact) / reps) + 1e-12)
