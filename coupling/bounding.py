@@ -149,11 +149,14 @@ has closed gives ``X(0)``. Tries that do not close go further back on the same p
 FCFS sampler does for its own sandwich. By Lemma 4 the upper process's top stays below the
 FCFS upper run, so the bracket closes once that run is empty (when the FCFS sandwich would
 close at 0 with both ends at 0), which happens with probability tending to 1 as ``T``
-grows. Measured (exponential service of mean 1, 1000 draws each, against forward runs of
-2·10^6 arrivals, |z| < 1.1 for the mean total workload and P(all busy)): JpSW(3, 1) at
-``lam = 1.5`` about 1,000 draws/s with E₂ arrivals, at ``lam = 1.9`` 160 draws/s (1,200
-customers back on average); JpSW(5, 2) at ``lam = 2.5`` 730 draws/s, and with lognormal
-service (SCV 4) 820 draws/s.
+grows. This also shows that J_{p+1}SW has exactly one stationary version driven by the
+input when ``lam E[sigma] < S - p`` and ``P(sigma < tau) > 0``, renewal input included
+(where Theorem 1, for Poisson input, does not apply): the closed brackets define it, and
+every stationary version lies in each of them. Measured (exponential service of mean 1,
+1000 draws each, against forward runs of 2·10^6 arrivals, |z| < 1.1 for the mean total
+workload and P(all busy)): JpSW(3, 1) at ``lam = 1.5`` about 1,000 draws/s with E₂
+arrivals, at ``lam = 1.9`` 160 draws/s (1,200 customers back on average); JpSW(5, 2) at
+``lam = 2.5`` 730 draws/s, and with lognormal service (SCV 4) 820 draws/s.
 
 Limits
 ------
@@ -165,8 +168,8 @@ Limits
   input is stable up to load 1 per server (``lam E[sigma] < S``). Lemma 4 has no analogue for
   JIQ: a customer who finds every server busy joins a uniformly random rank, so the ``S - 1``
   largest workloads receive work at any of their ranks, not at the smallest, and no FCFS
-  queue on fewer servers bounds them; every coordinate is bounded only by the single-server
-  queue fed by every customer (Lemma 3). Outside these loads this module refuses
+  queue on two or more servers bounds them; every coordinate is bounded only by the
+  single-server queue fed by every customer (Lemma 3). Outside these loads this module refuses
   (``ValueError``, which says whether Theorem 1 holds). With renewal input, ``method="fcfs"``
   also needs ``P(sigma < tau) > 0`` (checked) and a light-tailed service law (the walk-based
   FCFS bounds are tilted).
@@ -221,6 +224,7 @@ from recursions.vectors import add_at_rank, drain, random_rank
 from .dominating import ReversedQueue
 from .perfect import CouplingNotReached, PerfectSample, _draw_fcfs, _Walks, fcfs_sampler, horizons
 from .ra_walk import RAWalk
+from .tilting import mgf
 
 __all__ = ["bounded_method", "bounded_sample", "interval_step"]
 
@@ -521,7 +525,23 @@ def _draw_in_fcfs(sd, system, p, inp, walks, start, cap):
     """One draw by bounding processes inside the FCFS (S - p)-server sandwich (Lemma 4)."""
     fcfs = rc.JSW(system.servers - p)
     inside = functools.partial(_InFCFS, system.servers, p)
-    return _draw_fcfs(sd, fcfs, inp, start, cap, walks, inside)
+    try:
+        return _draw_fcfs(sd, fcfs, inp, start, cap, walks, inside)
+    except CouplingNotReached as err:
+        raise CouplingNotReached(
+            f"the bounding processes of {system!r}, started above the FCFS bound on "
+            f"{system.servers - p} servers, did not meet: {err} (they meet at the latest when "
+            f"that FCFS queue fed by every customer empties, which gets rare as lam E[sigma] "
+            f"approaches S - p = {system.servers - p})") from None
+
+
+def _heavy(law: Any) -> str:
+    """Why ``law`` has no tilt, in the law's own words when it gives them."""
+    try:
+        mgf(law, 1e-9 / law.mean)
+    except ValueError as exc:
+        return str(exc)
+    return f"{law!r} has no finite moment generating function near 0"
 
 
 def _can_idle(inp: rc.Renewal) -> bool:
@@ -532,7 +552,13 @@ def _can_idle(inp: rc.Renewal) -> bool:
     """
     if inp.interarrival.exponential_rate is not None:
         return True
-    xs = inp.mean_interarrival * np.array([1e-3, 1e-2, 0.1, 0.3, 0.6, 0.9, 1.0, 1.5, 3.0, 10.0])
+    # points x with P(tau > x) > 0 reaching up to the top of tau's support, where the cdf of
+    # sigma is largest: if P(sigma < tau) > 0, some x of these has P(sigma <= x) > 0 too
+    top = float(inp.interarrival.support_max)
+    if math.isfinite(top):
+        xs = top * (1.0 - 0.5 ** np.arange(1, 50))
+    else:
+        xs = inp.mean_interarrival * 2.0 ** np.arange(-20, 60)
     both = (np.asarray(inp.service.cdf(xs)) > 0) & (np.asarray(inp.interarrival.sf(xs)) > 0)
     return bool(both.any())
 
@@ -557,6 +583,12 @@ def _check_load(system: rc.System, inp: rc.Renewal, jiq: bool, p: int, a: float,
         note = (f"; Theorem 1 ({'holds' if inside else 'fails'} here: lam E[sigma] "
                 f"B(p, lam E[sigma]) = {a * _erlang_b(p, a):.4g} vs S - p = {S - p}) "
                 "is the condition for the system itself")
+    if jiq:
+        raise ValueError(
+            f"bounding processes for JIQ need lam E[sigma] < 1 (the single-server queue fed by "
+            f"every customer, which bounds every coordinate, must be stable), got {a:.4g}; "
+            f"JIQ itself is stable up to lam E[sigma] < S = {S} with Poisson input, but no "
+            "wider dominating process is known here")
     if method == "fcfs":
         raise ValueError(
             f"bounding processes need lam E[sigma] < S - p = {S - p} (the FCFS queue on S - p "
@@ -607,14 +639,17 @@ def bounded_sample(
         (defaults ``8 E[tau]`` and ``1e6 E[tau]``).
     start_customers, cap_customers : int, optional
         The same for ``"walk"``, in customers back (defaults 16 and ``2**24``). A horizon in
-        the other method's unit is refused; the draws do not depend on the start.
+        the other method's unit is refused; the draws do not depend on the start
+        (except in the last bits, about 1e-14, with ``"fcfs"`` over reversed M/G/1 queues,
+        i.e. Poisson input and a heavy-tailed service law).
     method : {None, "reversed", "walk", "fcfs"}, optional
         How the start above is drawn: the reversed M/G/1 queue (Poisson input; the default
         there when ``lam E[sigma] < 1``), the certified Lindley supremum of the random walk
         (renewal input, light tail; the default otherwise when ``lam E[sigma] < 1``), or, for
         J_{p+1}SW only, the FCFS G/G/(S - p) sampler of :func:`coupling.perfect_sample` (the
         default where ``1 <= lam E[sigma] < S - p``; renewal input with a light-tailed
-        service law, or Poisson input with any service law with a mean).
+        service law and ``P(sigma < tau) > 0``, or Poisson input with any service law with
+        a mean).
 
     Returns
     -------
@@ -721,8 +756,8 @@ def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | No
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "fcfs" and jiq:
         raise ValueError("method 'fcfs' is for J_{p+1}SW: a customer of JIQ who finds every "
-                         "server busy joins a random rank, so no FCFS queue on fewer servers "
-                         "bounds its largest workloads; JIQ needs lam E[sigma] < 1")
+                         "server busy joins a random rank, so no FCFS queue on two or more "
+                         "servers bounds its largest workloads; JIQ needs lam E[sigma] < 1")
     _check_load(system, input, jiq, p, a, method)
     if method == "reversed" and not poisson:
         raise ValueError("method 'reversed' (the reversed M/G/1 queue) needs Poisson arrivals; "
@@ -734,7 +769,15 @@ def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | No
             raise ValueError(
                 "method 'fcfs' needs P(sigma < tau) > 0 (so that the FCFS queue on S - p "
                 f"servers empties from any state), which {input!r} does not show")
-        _, fcfs_walks = fcfs_sampler(input, None, S - p)
+        try:
+            _, fcfs_walks = fcfs_sampler(input, None, S - p)
+        except ValueError:
+            raise ValueError(
+                f"method 'fcfs' samples FCFS on S - p = {S - p} servers fed by every customer, "
+                "which has no exact sampler here with non-Poisson arrivals and this service "
+                f"law: {_heavy(input.service)}; the walk-based bounds are tilted and need a "
+                "finite moment generating function (with Poisson arrivals any service law with "
+                "a mean works)") from None
         t0, tcap = horizons("bounding-fcfs", "time", given, 8.0 * input.mean_interarrival,
                             1e6 * input.mean_interarrival)
         return "bounding-fcfs", functools.partial(_draw_in_fcfs, system=system, p=p,

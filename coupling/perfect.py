@@ -131,8 +131,9 @@ class PerfectSample(Record):
         one arrived in between: the M/G/infinity bound of a loss system empty at time 0,
         or (rarely) a dominated search whose sandwich starts after the latest arrival.
     method : str
-        ``"dominated-cyclic"``, ``"dominated-walk"``, ``"dominated"``, ``"renovation"`` or
-        ``"monotone"``.
+        ``"vacation"``, ``"dominated-cyclic"``, ``"dominated-walk"``, ``"dominated"``,
+        ``"renovation"``, ``"monotone"``, ``"bounding"``, ``"bounding-walk"`` or
+        ``"bounding-fcfs"``.
     system, input : str
         What was sampled.
     dominated_by : str or None
@@ -1128,9 +1129,11 @@ def perfect_sample(
         ``"bounding-walk"``. Defaults 16 and ``2**24``.
 
         A horizon in the other unit than the chosen method's is refused (``ValueError``,
-        naming the method and the keywords it takes); the draws depend on neither start,
-        and the cap only decides when :class:`CouplingNotReached` is raised (its message
-        names the unit).
+        naming the method and the keywords it takes); the draws depend on neither start
+        (exactly, except in the last bits, about 1e-14, for ``"dominated"`` and the
+        ``"bounding-fcfs"`` draws made over it: its reversed queues and sandwich are then
+        computed from other past instants), and the cap only decides when
+        :class:`CouplingNotReached` is raised (its message names the unit).
     method : {None, "vacation", "dominated-cyclic", "dominated-walk", "dominated"}, optional
         For JSW (and for the bound given as ``dominated_by``): the dominating process and how
         it is drawn. ``"vacation"``: the multi-server vacation system, whose queue is
@@ -1296,7 +1299,8 @@ def perfect_sample(
     fcfs = bound if bound is not None else (system if system.fcfs else None)
     if method is not None and fcfs is None:
         raise ValueError(f"method= applies to JSW (or to the bound given as dominated_by) "
-                         f"only, got method={method!r} for {type(system).__name__}")
+                         f"only, got method={method!r} for {type(system).__name__} (for "
+                         "J_{p+1}SW and JIQ: coupling.bounded_sample(..., method=...))")
     if upper is None and system.monotone and system.bounded_by_service:
         b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
         if math.isfinite(b):

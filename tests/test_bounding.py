@@ -213,7 +213,7 @@ def test_refuses_loads_beyond_the_dominating_queues():
     # the single-server bound refuses 1.5 and names the method that reaches it
     with pytest.raises(ValueError, match=r"'reversed' needs lam E\[sigma\] < 1.*'fcfs'"):
         bounded_sample(rc.JpSW(3, 1), rc.Poisson(1.5, D.Exponential(1.0)), 2, method="reversed")
-    with pytest.raises(ValueError, match=r"lam E\[sigma\] < 1"):
+    with pytest.raises(ValueError, match=r"for JIQ need lam E\[sigma\] < 1.*up to .* < S = 3"):
         bounded_sample(rc.JIQ(3), rc.Poisson(1.0, D.Exponential(1.0)), 2)
     with pytest.raises(ValueError, match=r"'fcfs' is for J_\{p\+1\}SW.*random rank"):
         bounded_sample(rc.JIQ(3), rc.Poisson(0.5, D.Exponential(1.0)), 2, method="fcfs")
@@ -224,6 +224,13 @@ def test_refuses_loads_beyond_the_dominating_queues():
     with pytest.raises(ValueError, match=r"P\(sigma < tau\) > 0"):
         bounded_sample(rc.JpSW(3, 1), rc.Renewal(D.Deterministic(1 / 1.5),
                                                  D.Deterministic(1.0)), 2)
+    # ... but P(sigma < tau) = 0.0125 > 0, near the top of tau's support, is seen
+    near = rc.Renewal(D.Uniform(0.5, 1.5), D.Uniform(1.45, 1.55))
+    assert bounded_sample(rc.JpSW(3, 1), near, 2, rng=1).method == "bounding-fcfs"
+    # a heavy tail with non-Poisson arrivals: the FCFS bound has no sampler; the law says why
+    heavy = rc.Renewal(D.Erlang(2, 3.0), D.LogNormal(mean=1.0, scv=4.0))
+    with pytest.raises(ValueError, match=r"FCFS on S - p = 2 servers.*LogNormal.*heavy-tailed"):
+        bounded_sample(rc.JpSW(3, 1), heavy, 2)
 
 
 def _top_fcfs(y, sigma, tau):
@@ -297,7 +304,8 @@ def test_cap_raises_coupling_not_reached():
     with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.001 back; raise cap_time"):
         bounded_sample(rc.JpSW(3, 1), inp, 20, rng=1, start_time=1e-3, cap_time=1e-3)
     busy = rc.Poisson(1.5, D.Exponential(1.0))
-    with pytest.raises(cp.CouplingNotReached, match=r"within time 0\.001 back; raise cap_time"):
+    with pytest.raises(cp.CouplingNotReached,
+                       match=r"bounding processes .* FCFS bound on 2 servers.*raise cap_time"):
         bounded_sample(rc.JpSW(3, 1), busy, 20, rng=1, start_time=1e-3, cap_time=1e-3)
     gi = rc.Renewal(D.Erlang(2, 1.8), D.Exponential(1.0))
     with pytest.raises(cp.CouplingNotReached, match="1 customers back; raise cap_customers"):
