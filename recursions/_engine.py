@@ -148,6 +148,10 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     """
     if draw != DRAW:
         raise ValueError("these drivers were compiled for the other way of drawing")
+    if DRAW:
+        # a drawing loop always collects, so that every `if collect` below folds away (a
+        # tenth of the loop at one server); its warm-up adds up into scratch tables
+        collect = True
     s = w.size
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
@@ -161,10 +165,20 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     if collect:
         load_batch(acc, b, c)
         tot, busy = total_busy(w)
+    # the next customer's service and interarrival times are drawn a step ahead, so the
+    # generators' work overlaps the map's (the same draws, in the same order, n of each)
+    next_sigma = 0.0
+    next_ta = 0.0
+    if DRAW and n > 0:
+        next_sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+        next_ta = draw_one(TCODE, tpar, gt)
     for k in range(n):
         if DRAW:
-            sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
-            ta = draw_one(TCODE, tpar, gt)
+            sigma = next_sigma
+            ta = next_ta
+            if k + 1 < n:
+                next_sigma = draw_one(SCODE, spar, gs)
+                next_ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -226,7 +240,9 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
     """One replication ``w`` through ``n`` arrivals drawn inside the loop (:func:`advance`).
 
     ``acc``, ``hist`` and ``path`` are this replication's rows (shapes ``(nbatch, N_STATS)``,
-    ``(nbatch, G)`` and ``(steps, S)`` or empty); the rest as in :func:`run_chunk`. The run
+    ``(nbatch, G)`` and ``(steps, S)`` or empty); the rest as in :func:`run_chunk`, except
+    that statistics are always collected (``collect`` is taken as true): a warm-up passes
+    scratch tables. The run
     gives the numbers of :func:`run_chunk` on the blocks those generators would draw. Runs
     without the GIL, so replications can run in threads.
     """

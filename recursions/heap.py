@@ -138,11 +138,29 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
             b = min((idx * nbatch) // total, nbatch - 1)
             next_start = eng.batch_start(b + 1, total, nbatch)
         eng.load_batch(acc, b, c)
+    # with a count of arrivals, the next customer's times are drawn a step ahead, so the
+    # generators' work overlaps the heap's (the same draws in the same order, nk of each); a
+    # run to a time horizon draws as it goes (it stops where the horizon falls)
+    ahead = DRAW and not by_time
+    next_sigma = 0.0
+    next_ta = 0.0
+    if ahead and nk > 0:
+        next_sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+        next_ta = draw_one(TCODE, tpar, gt)
     for k in range(nk):
         if by_time and elapsed >= horizon:
             break
-        if DRAW:
-            sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+        if ahead:
+            sigma = next_sigma
+            ta = next_ta
+            if k + 1 < nk:
+                next_sigma = draw_one(SCODE, spar, gs)
+                next_ta = draw_one(TCODE, tpar, gt)
+            for j in range(m):
+                u[j] = gu.random()
+            uk = u
+        elif DRAW:
+            sigma = draw_one(SCODE, spar, gs)
             ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()

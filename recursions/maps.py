@@ -41,10 +41,23 @@ __all__ = ["LOST", "envelope", "floyd_ranks", "jiq", "jpsw", "jsw", "least_of_d"
            "random_routing", "redundancy", "redundancy_class", "split"]
 
 
-@jit
+@jit(inline="always")
 def jsw_join(w, sigma, u, params):
-    """The join of :func:`jsw`: ``R(w + sigma e_1)`` (no drain)."""
-    return add_at_rank(w, 0, w.size, 0, sigma)
+    """The join of :func:`jsw`: ``R(w + sigma e_1)`` (no drain).
+
+    :func:`recursions.vectors.add_at_rank` at rank 0, written out and inlined into its
+    callers: the drivers call it once per arrival, and at a few servers a call that takes the
+    vector cost a third of the step.
+    """
+    found = w[0]
+    x = found + sigma
+    s = w.size
+    i = 0
+    while i + 1 < s and w[i + 1] < x:
+        w[i] = w[i + 1]
+        i += 1
+    w[i] = x
+    return found
 
 
 @jit

@@ -282,9 +282,14 @@ def simulate(
                 steps if steps is not None else 1, batches, time is not None, g,
                 eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
             tnow[r], elapsed[r], idx[r] = hs[0], hs[1], int(hs[2])
+        elif not collect:  # the dense loop always collects: a warm-up into scratch tables
+            law_drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m,
+                                  c, True, 0, c, 1, np.zeros(0), 0.0, c + 1,
+                                  np.zeros((1, eng.N_STATS)), np.zeros((1, 1)),
+                                  np.zeros((0, 0)))
         else:
             law_drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m,
-                                  c, collect, t0, steps, batches, g, eng.uniform_step(g),
+                                  c, True, t0, steps, batches, g, eng.uniform_step(g),
                                   every, acc[r], hist[r],
                                   path[r] if record else np.zeros((0, 0)))
 
