@@ -97,21 +97,18 @@ def draw_one(code, params, gen):
     -------
     float
     """
-    # the draw first, the parameters after (the products and sums are those of numpy's
-    # samplers, bit for bit): a float loaded before the generator's call would live across
-    # it, and no vector register survives a call, so it would be spilled and reloaded
     if code == _EXP:
-        return gen.standard_exponential() * params[0]
+        return params[0] * gen.standard_exponential()
     if code == _DET:
         return params[0]
     if code == _ERL:
-        return gen.standard_gamma(params[0]) * params[1]
+        return params[1] * gen.standard_gamma(params[0])
     if code == _UNI:
-        return gen.random() * params[1] + params[0]
+        return params[0] + params[1] * gen.random()
     if code == _LGN:
-        return math.exp(gen.standard_normal() * params[1] + params[0])
+        return math.exp(params[0] + params[1] * gen.standard_normal())
     if code == _LMX:
-        return math.expm1(gen.standard_exponential() / params[0]) * params[1]
+        return params[1] * math.expm1(gen.standard_exponential() / params[0])
     if code == _HYP:
         m = int(params[0])
         j = _search_right(params, 1, m, gen.random())
