@@ -311,6 +311,10 @@ def heap_drivers(laws: tuple[int, int]) -> Any:
         h.update(b"\0")
     bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "jit": _project_jit}
     mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
+    from . import heap
+
+    for name in ("sift_down", "floyd_min", "redundancy_event"):  # compiled (and cached) once
+        setattr(mod, name, getattr(heap, name))  # in recursions.heap, not again per copy
     _HEAPS[laws] = mod
     return mod
 

@@ -98,7 +98,10 @@ def simulate(
     progress : bool, default False
         Show a tqdm progress bar over chunks.
     chunk : int, default 8192
-        Arrivals drawn and simulated per chunk.
+        Arrivals drawn and simulated per chunk where the draws are made in blocks outside the
+        loop (scipy laws, HyperExponential and Coxian, modulated and periodic inputs), and
+        per progress-bar update; built-in renewal laws are drawn inside the loop, which then
+        runs a count of arrivals in one call (or chunks of it to a time horizon).
     engine : {"auto", "dense", "heap"}
         Which engine (see above).
     reference : callable or object with ``profile(w)``, optional
@@ -438,8 +441,22 @@ inline), and the in-kernel path ran at a third of the block path (M/M/1 15 M arr
 second against 46 M). Compiled per law pair, it runs faster than numpy's blocks drawn by a
 helper thread while the kernel runs the previous chunk, measured side by side on the 2-core
 machine (``benchmarks/kw_throughput.py``), and leaves the second core free. Each law pair
-compiles its drivers once, on first use, and numba caches them on disk. Both ways give the
-same numbers bit for bit (``tests/test_in_kernel_draws.py`` runs both).
+compiles its drivers once, on first use, and numba caches them on disk, so only the laws of
+:data:`KERNEL_LAWS` are drawn inside by default. Both ways give the same numbers bit for bit
+(``tests/test_in_kernel_draws.py`` runs both, for every law with an in-kernel sampler).
+"""
+
+
+KERNEL_LAWS = frozenset({int(LawCode.EXPONENTIAL), int(LawCode.DETERMINISTIC)})
+"""The law codes drawn inside the kernels by default; other laws are drawn in blocks.
+
+Each pair of codes drawn in a loop is a copy of the drivers compiled for that pair (about
+1.5 s for a dense map, 2 s for the heap engine, once, then cached on disk), so the default
+keeps the pairs few: exponential and deterministic times (M/M/S, M/D/S, D/M/S). Every other
+law with an element-by-element sampler (:class:`~recursions.dists.Erlang`,
+:class:`~recursions.dists.Uniform`, :class:`~recursions.dists.LogNormal`,
+:class:`~recursions.dists.Lomax`, :class:`~recursions.dists.Empirical`) can be added, with the
+same numbers; HyperExponential and Coxian cannot (their blocks draw all phases first).
 """
 
 
@@ -448,16 +465,16 @@ def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None
 
     For a renewal input (``Renewal``, ``Poisson`` and their arrivals-only forms) whose two laws
     have an in-kernel sampler drawing element by element (:mod:`recursions.dists.kernel`), so
-    the kernel sees the very numbers of the block draws; ``None`` otherwise (the input is
-    drawn in blocks outside: modulated and periodic inputs, scipy laws, HyperExponential and
-    Coxian).
+    the kernel sees the very numbers of the block draws, and codes in :data:`KERNEL_LAWS`;
+    ``None`` otherwise (the input is drawn in blocks outside: modulated and periodic inputs,
+    scipy laws, HyperExponential and Coxian, the laws left out of :data:`KERNEL_LAWS`).
     """
     if not isinstance(input, Renewal) or type(input)._forward is not Renewal._forward:
         return None
     out: list[Any] = []
     for law in (input.service, input.interarrival):
         ks = law.kernel_sampler()
-        if ks is None or int(ks[0]) in _BLOCKWISE:
+        if ks is None or int(ks[0]) in _BLOCKWISE or int(ks[0]) not in KERNEL_LAWS:
             return None
         out += [int(ks[0]), np.ascontiguousarray(ks[1], dtype=np.float64)]
     return out[0], out[1], out[2], out[3]

@@ -1,10 +1,10 @@
 """Draws inside the kernels continue numpy's streams: the numbers of the block draws, bit for bit.
 
 With ``recursions.simulate.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input with
-built-in laws inside the dense and heap loops (``recursions.dists.kernel.draw_one`` on the
-stream's own generators, on drivers compiled for the two law codes); with it off, and for
-every other input, the draws are made in blocks outside. Both paths must give the very same
-results.
+built-in laws (those of ``KERNEL_LAWS``; here every law that can) inside the dense and heap
+loops (``recursions.dists.kernel.draw_one`` on the stream's own generators, on drivers
+compiled for the two law codes); with it off, and for every other input, the draws are made
+in blocks outside. Both paths must give the very same results.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import recursions as rc
 
 sim = importlib.import_module("recursions.simulate")
 D = rc.dists
+ELEMENTWISE = {int(c) for c in rc.codes.LawCode} - set(sim._BLOCKWISE)
 
 CASES = [
     (rc.JSW(3), rc.Poisson(2.0, D.Exponential(1.0)), {}),
@@ -35,6 +36,8 @@ CASES = [
 
 @pytest.mark.parametrize(("system", "inp", "kw"), CASES, ids=lambda x: repr(x)[:40])
 def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
+    # every law with an element-by-element sampler, not only the default KERNEL_LAWS
+    monkeypatch.setattr(sim, "KERNEL_LAWS", frozenset(ELEMENTWISE))
     assert sim._kernel_laws(inp) is not None
     kw = {"steps": 6000, "warmup": 300, "rng": 3, **kw}
     if "time" in kw:
@@ -52,6 +55,12 @@ def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
     np.testing.assert_array_equal(a.profile(a.grid).value, b.profile(b.grid).value)
     if a.path is not None:
         np.testing.assert_array_equal(a.path, b.path)
+
+
+def test_by_default_exponential_and_deterministic_laws_are_drawn_inside():
+    assert sim._kernel_laws(rc.Poisson(2.0, D.Exponential(1.0))) is not None
+    assert sim._kernel_laws(rc.Renewal(D.Deterministic(1.0), D.Exponential(2.0))) is not None
+    assert sim._kernel_laws(rc.Poisson(2.0, D.Erlang(2, rate=1.0))) is None  # blocks
 
 
 def test_laws_without_an_element_by_element_sampler_keep_block_draws():
