@@ -51,13 +51,21 @@ Fitted decay rates (``jiq_conjecture_rates.csv``, a second file)
 ----------------------------------------------------------------
 For each (law, load), ``log P(wait) = a - c n`` is fitted by weighted least squares to the
 sizes whose estimate is at least twice its standard error (weights ``(p / se)^2``, the delta
-method for ``log p``); ``rate`` is ``c`` with a 95 % interval ``c +- 1.96 se(c)`` from the
-weights alone (with two sizes the line is exact and only the weights say how sure it is). The
-same fit of ``log B(n, rho n)`` on the same sizes and weights gives ``erlang_b_rate``, and
-``poisson_rate`` is ``I(rho)``. A row with fewer than two usable sizes has ``nan`` rates:
+method for ``log p``); ``rate`` is ``c`` with a 95 % interval ``c +- 1.96 se(c)``, where
+``se(c)`` from the weights is multiplied by ``sqrt(chi2 / dof)`` (column ``chi2_dof``) when
+the points scatter about the line more than their errors allow (with two sizes the line is
+exact and only the weights say how sure it is). The same fit of ``log B(n, rho n)`` on the
+same sizes and weights gives ``erlang_b_rate``. Since ``log B`` bends (its slope tends to
+``-I(rho)`` only as ``n -> inf``), ``local_rate`` is the slope between the two largest usable
+sizes, with its interval, beside ``erlang_b_local_rate`` on the same two sizes and
+``poisson_rate``, ``I(rho)``. A row with fewer than two usable sizes has ``nan`` rates:
 ``P(wait)`` was too small to measure (zero waits in the budget) at all but one size.
 
-Run: ``python studies/jiq_conjecture.py [--quick] [--workers K] [--seed S] [--out DIR]``.
+Run ``--refit`` to recompute the rates and the figure from an existing results file without
+simulating.
+
+Run: ``python studies/jiq_conjecture.py [--quick] [--workers K] [--seed S] [--out DIR]
+[--refit]``.
 """
 
 from __future__ import annotations
@@ -81,7 +89,8 @@ COLUMNS = ("law", "load", "servers", "p_wait", "p_wait_se", "sup_error", "sup_er
            "arrivals", "warmup", "erlang_b", "transient_z", "sup_transient_z", "trend_z",
            "lag1", "warned")
 RATE_COLUMNS = ("law", "load", "points", "n_min", "n_max", "rate", "rate_low", "rate_high",
-                "erlang_b_rate", "poisson_rate")
+                "chi2_dof", "erlang_b_rate", "local_rate", "local_rate_low", "local_rate_high",
+                "erlang_b_local_rate", "poisson_rate")
 
 D = rc.dists
 LAWS: dict[str, Any] = {
@@ -158,12 +167,20 @@ def task(law: str, load: float, servers: int, arrivals: int, rng: Any = None) ->
     }
 
 
-def fit_rate(ns: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Weighted least squares of ``y = a + b n``; returns ``(b, se(b))`` from the weights."""
+def fit_rate(ns: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Weighted least squares of ``y = a + b n``: ``(b, se(b), chi2 / dof)``.
+
+    ``se(b)`` comes from the weights, multiplied by ``sqrt(chi2 / dof)`` when that exceeds 1
+    (the scatter about the line is then larger than the standard errors allow: the line is
+    not the whole story); ``chi2 / dof`` is ``nan`` with two points.
+    """
     X = np.column_stack([np.ones_like(ns), ns])
     cov = np.linalg.inv(X.T @ (w[:, None] * X))
     coef = cov @ (X.T @ (w * y))
-    return float(coef[1]), float(math.sqrt(cov[1, 1]))
+    dof = ns.size - 2
+    chi2 = float(np.sum(w * (y - X @ coef) ** 2) / dof) if dof > 0 else math.nan
+    scale = math.sqrt(chi2) if chi2 > 1 else 1.0
+    return float(coef[1]), float(math.sqrt(cov[1, 1])) * scale, chi2
 
 
 def rates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -171,24 +188,57 @@ def rates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for law in dict.fromkeys(r["law"] for r in rows):
         for load in dict.fromkeys(r["load"] for r in rows):
-            sel = [r for r in rows if r["law"] == law and r["load"] == load
-                   and r["p_wait"] > 0 and r["p_wait"] >= 2 * r["p_wait_se"]]
+            sel = sorted((r for r in rows if r["law"] == law and r["load"] == load
+                          and r["p_wait"] > 0 and r["p_wait"] >= 2 * r["p_wait_se"]),
+                         key=lambda r: r["servers"])
+            nan = math.nan
             row: dict[str, Any] = {"law": law, "load": load, "points": len(sel),
                                    "n_min": min((r["servers"] for r in sel), default=0),
                                    "n_max": max((r["servers"] for r in sel), default=0),
-                                   "rate": math.nan, "rate_low": math.nan,
-                                   "rate_high": math.nan, "erlang_b_rate": math.nan,
+                                   "rate": nan, "rate_low": nan, "rate_high": nan,
+                                   "chi2_dof": nan, "erlang_b_rate": nan,
+                                   "local_rate": nan, "local_rate_low": nan,
+                                   "local_rate_high": nan, "erlang_b_local_rate": nan,
                                    "poisson_rate": load - 1.0 - math.log(load)}
             if len(sel) >= 2:
                 ns = np.array([float(r["servers"]) for r in sel])
                 p = np.array([r["p_wait"] for r in sel])
-                w = (p / np.array([r["p_wait_se"] for r in sel])) ** 2
-                b, se = fit_rate(ns, np.log(p), w)
-                bb, _ = fit_rate(ns, np.log([r["erlang_b"] for r in sel]), w)
+                rel = np.array([r["p_wait_se"] for r in sel]) / p
+                w = rel**-2
+                logb = np.log([r["erlang_b"] for r in sel])
+                b, se, chi2 = fit_rate(ns, np.log(p), w)
+                bb, _, _ = fit_rate(ns, logb, w)
+                # the two largest usable sizes: the rate where the data reach furthest
+                dn = ns[-1] - ns[-2]
+                loc = -(math.log(p[-1]) - math.log(p[-2])) / dn
+                loc_se = math.hypot(rel[-1], rel[-2]) / dn
                 row.update(rate=-b, rate_low=-b - 1.96 * se, rate_high=-b + 1.96 * se,
-                           erlang_b_rate=-bb)
+                           chi2_dof=chi2, erlang_b_rate=-bb, local_rate=loc,
+                           local_rate_low=loc - 1.96 * loc_se,
+                           local_rate_high=loc + 1.96 * loc_se,
+                           erlang_b_local_rate=-(logb[-1] - logb[-2]) / dn)
             row["seconds"] = round(sum(r["seconds"] for r in rows
                                        if r["law"] == law and r["load"] == load), 3)
+            out.append(row)
+    return out
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file written by :func:`main`, with their numbers as numbers."""
+    import csv
+
+    ints = {"servers", "arrivals", "warmup", "seed"}
+    out = []
+    with path.open() as fh:
+        for raw in csv.DictReader(fh):
+            row: dict[str, Any] = {}
+            for k, v in raw.items():
+                if k in ("law", "version"):
+                    row[k] = v
+                elif k == "warned":
+                    row[k] = v == "True"
+                else:
+                    row[k] = int(v) if k in ints else float(v)
             out.append(row)
     return out
 
@@ -241,18 +291,27 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    """Run the study (``--quick``: a small grid), write its CSV files and figure."""
-    args = _common.parse(__doc__.splitlines()[0], argv)
-    if args.quick:
-        laws, loads, sizes = ("deterministic", "Pareto 1.5"), (0.7, 0.95), (100, 1_000)
+    """Run the study (``--quick``: a small grid), write its CSV files and figure.
+
+    ``--refit`` runs nothing: it reads ``NAME.csv`` from ``--out`` and rewrites the fitted
+    rates and the figure from it.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    refit = "--refit" in argv
+    args = _common.parse(__doc__.splitlines()[0], [a for a in argv if a != "--refit"])
+    if refit:
+        rows = read_rows(Path(args.out) / f"{NAME}.csv")
+        args.seed = rows[0]["seed"]
     else:
-        laws, loads, sizes = tuple(LAWS), LOADS, SIZES
-    grid = [{"law": law, "load": load, "servers": n, "arrivals": budget(n, args.quick)}
-            for law in laws for load in loads for n in sizes]
-    rows = _common.run(task, grid, args)
-    _common.write(rows, COLUMNS, NAME, args)
-    fits = rates(rows)
-    _common.write([{**f, "seed": args.seed} for f in fits], RATE_COLUMNS,
+        if args.quick:
+            laws, loads, sizes = ("deterministic", "Pareto 1.5"), (0.7, 0.95), (100, 1_000)
+        else:
+            laws, loads, sizes = tuple(LAWS), LOADS, SIZES
+        grid = [{"law": law, "load": load, "servers": n, "arrivals": budget(n, args.quick)}
+                for law in laws for load in loads for n in sizes]
+        rows = _common.run(task, grid, args)
+        _common.write(rows, COLUMNS, NAME, args)
+    _common.write([{**f, "seed": args.seed} for f in rates(rows)], RATE_COLUMNS,
                   f"{NAME}_rates", args)
     figure(rows, _common.figure_path(NAME, args))
     return rows

@@ -29,30 +29,42 @@ forget its start grows with ``N`` once ``alpha > 1/2``: when every server is bus
 of jobs over servers moves like a random walk with drift ``-N^{1 - alpha}`` and variance
 ``2 N`` per unit time, so it settles at about ``N^alpha`` jobs within about ``N^{2 alpha - 1}``
 time units. The measured time is therefore ``200 tau`` with ``tau = max(1, 4 N^{2 alpha -
-1})`` (``lambda N`` arrivals per unit time), at least ``8 * 10^6`` and at most ``8 * 10^7``
-arrivals (column ``arrivals``), after a warm-up of a fifth of that (``warmup``).
+1})`` (``lambda N`` arrivals per unit time), at least ``8 * 10^6`` and at most ``1.6 * 10^8``
+arrivals (column ``arrivals``), after a warm-up of a fifth of that (``warmup``). At
+``alpha = 0.8`` the sizes stop at ``N = 10^4`` (see :data:`MAX_SIZE`).
 Standard errors are batch means (32 batches); ``trend_z`` and ``lag1`` are the library's test
 of the batch means of the number of jobs (:func:`recursions.diagnostics.batch_check`) and
 ``warned`` whether it flagged the run (a trend, or batches too correlated for honest errors).
 
 The reference: Erlang's delay formula
 -------------------------------------
-With infinite buffers and exponential service, JSQ is the M/M/N queue, and ``P(W)`` is Erlang's
-``C(N, lambda N)`` (column ``erlang_c``), which at fixed ``alpha < 1/2`` falls faster than any
-power of ``N`` (the Halfin-Whitt spare capacity ``beta = N^{1/2 - alpha}`` grows, and ``C``
-decays like ``exp(-beta^2 / 2)``); the theorem's power law is a bound, not the rate.
+Column ``erlang_c`` is Erlang's ``C(N, lambda N)``, the probability of waiting in the M/M/N
+queue with one central FIFO queue (join the least *workload*, with exponential service and
+infinite buffers). At fixed ``alpha < 1/2`` it falls faster than any power of ``N`` (the
+Halfin-Whitt spare capacity ``beta = N^{1/2 - alpha}`` grows, and ``C`` decays like
+``exp(-beta^2 / 2)``); at ``alpha = 1/2`` it tends to the Halfin-Whitt constant (about 0.22
+for ``beta = 1``); the theorem's power law is a bound, not the rate. The policies here see
+queue lengths only and never move a job once it has joined a server, so a server can fall
+idle while jobs wait elsewhere: they find an idle server *more* often than the central
+queue, and ``P(W)`` can lie far below ``C``. It is a scale, not a prediction.
 
 Fitted exponents (``zero_wait_fits.csv``, a second file)
 --------------------------------------------------------
 For each (policy, alpha, service), ``log P(W) = a + s log N`` is fitted by weighted least
 squares to the sizes whose estimate is at least twice its standard error (weights
-``(p / se)^2``, the delta method for ``log p``), with a 95 % interval ``s +- 1.96 se(s)`` from
-the weights alone; ``theorem_exponent`` is ``-(1/2 - alpha)`` and ``erlang_c_exponent`` the
-same fit of ``log C(N, lambda N)`` on the same sizes and weights. A power law is only a local
-description here (the Erlang exponent steepens with ``N``), so the fit says over which sizes
-(``n_min``, ``n_max``) it was made.
+``(p / se)^2``, the delta method for ``log p``), with a 95 % interval ``s +- 1.96 se(s)``,
+where ``se(s)`` from the weights is multiplied by ``sqrt(chi2 / dof)`` (column ``chi2_dof``)
+when the points scatter about the line more than their errors allow; ``theorem_exponent`` is
+``-(1/2 - alpha)`` and ``erlang_c_exponent`` the same fit of ``log C(N, lambda N)`` on the
+same sizes and weights. A power law is only a local description here (the Erlang exponent
+steepens with ``N``), so the fit says over which sizes (``n_min``, ``n_max``) it was made, and
+``local_exponent`` (``local_low``, ``local_high``) is the slope between the two largest usable
+sizes.
 
-Run: ``python studies/zero_wait.py [--quick] [--workers K] [--seed S] [--out DIR]``.
+Run ``--refit`` to recompute the exponents and the figure from an existing results file
+without simulating.
+
+Run: ``python studies/zero_wait.py [--quick] [--workers K] [--seed S] [--out DIR] [--refit]``.
 """
 
 from __future__ import annotations
@@ -77,7 +89,8 @@ COLUMNS = ("policy", "alpha", "servers", "buffer", "service", "p_wait", "p_wait_
            "p_block_se", "rate_per_server", "d", "arrivals", "warmup", "erlang_c", "trend_z",
            "lag1", "warned")
 FIT_COLUMNS = ("policy", "alpha", "service", "points", "n_min", "n_max", "exponent",
-               "ci_low", "ci_high", "theorem_exponent", "erlang_c_exponent")
+               "ci_low", "ci_high", "chi2_dof", "theorem_exponent", "erlang_c_exponent",
+               "local_exponent", "local_low", "local_high")
 
 Cox = rc.dists.Coxian
 SERVICES: dict[str, Any] = {
@@ -87,9 +100,9 @@ SERVICES: dict[str, Any] = {
 POLICIES = ("JSQ", "I1F", "power-of-d", "JIQ")
 ALPHAS = (0.2, 0.5, 0.8)
 SIZES = (10, 30, 100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
-#: at alpha = 0.8 the relaxation time 4 N^0.6 makes N > 3000 cost more than 10^9 arrivals for
-#: 200 relaxation times (N = 3000 already gets only about 55 of them: the budget's cap)
-MAX_SIZE = {0.2: 100_000, 0.5: 100_000, 0.8: 3_000}
+#: at alpha = 0.8 the relaxation time 4 N^0.6 makes N > 10^4 cost more than 10^10 arrivals for
+#: 200 relaxation times (N = 3000 and 10^4 already get only about 110 and 16: the budget's cap)
+MAX_SIZE = {0.2: 100_000, 0.5: 100_000, 0.8: 10_000}
 BUFFER = 10
 
 
@@ -115,7 +128,7 @@ def budget(n: int, alpha: float, quick: bool) -> int:
         return 200_000
     lam = zw.sub_halfin_whitt_rate(n, alpha)
     tau = max(1.0, 4.0 * n ** (2.0 * alpha - 1.0))
-    return int(min(8e7, max(8e6, 200.0 * tau * lam * n)))
+    return int(min(1.6e8, max(8e6, 200.0 * tau * lam * n)))
 
 
 def task(policy: str, alpha: float, servers: int, service: str, arrivals: int,
@@ -146,12 +159,20 @@ def task(policy: str, alpha: float, servers: int, service: str, arrivals: int,
     }
 
 
-def fit_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Weighted least squares of ``y = a + s x``; returns ``(s, se(s))`` from the weights."""
+def fit_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    """Weighted least squares of ``y = a + s x``: ``(s, se(s), chi2 / dof)``.
+
+    ``se(s)`` comes from the weights, multiplied by ``sqrt(chi2 / dof)`` when that exceeds 1
+    (the points scatter about the line more than their standard errors allow); ``chi2 / dof``
+    is ``nan`` with two points.
+    """
     X = np.column_stack([np.ones_like(x), x])
     cov = np.linalg.inv(X.T @ (w[:, None] * X))
     coef = cov @ (X.T @ (w * y))
-    return float(coef[1]), float(math.sqrt(cov[1, 1]))
+    dof = x.size - 2
+    chi2 = float(np.sum(w * (y - X @ coef) ** 2) / dof) if dof > 0 else math.nan
+    scale = math.sqrt(chi2) if chi2 > 1 else 1.0
+    return float(coef[1]), float(math.sqrt(cov[1, 1])) * scale, chi2
 
 
 def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -162,23 +183,52 @@ def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for service in dict.fromkeys(r["service"] for r in rows):
                 mine = [r for r in rows if r["policy"] == policy and r["alpha"] == alpha
                         and r["service"] == service]
-                sel = [r for r in mine if r["p_wait"] > 0 and r["p_wait"] >= 2 * r["p_wait_se"]]
+                sel = sorted((r for r in mine
+                              if r["p_wait"] > 0 and r["p_wait"] >= 2 * r["p_wait_se"]),
+                             key=lambda r: r["servers"])
+                nan = math.nan
                 row: dict[str, Any] = {
                     "policy": policy, "alpha": alpha, "service": service, "points": len(sel),
                     "n_min": min((r["servers"] for r in sel), default=0),
                     "n_max": max((r["servers"] for r in sel), default=0),
-                    "exponent": math.nan, "ci_low": math.nan, "ci_high": math.nan,
-                    "theorem_exponent": -(0.5 - alpha), "erlang_c_exponent": math.nan,
+                    "exponent": nan, "ci_low": nan, "ci_high": nan, "chi2_dof": nan,
+                    "theorem_exponent": -(0.5 - alpha), "erlang_c_exponent": nan,
+                    "local_exponent": nan, "local_low": nan, "local_high": nan,
                     "seconds": round(sum(r["seconds"] for r in mine), 3)}
                 if len(sel) >= 2:
                     x = np.log([float(r["servers"]) for r in sel])
                     p = np.array([r["p_wait"] for r in sel])
-                    w = (p / np.array([r["p_wait_se"] for r in sel])) ** 2
-                    s, se = fit_slope(x, np.log(p), w)
-                    sc, _ = fit_slope(x, np.log([r["erlang_c"] for r in sel]), w)
+                    rel = np.array([r["p_wait_se"] for r in sel]) / p
+                    s, se, chi2 = fit_slope(x, np.log(p), rel**-2)
+                    sc, _, _ = fit_slope(x, np.log([r["erlang_c"] for r in sel]), rel**-2)
+                    # the two largest usable sizes: the slope where the data reach furthest
+                    dx = x[-1] - x[-2]
+                    loc = (math.log(p[-1]) - math.log(p[-2])) / dx
+                    loc_se = math.hypot(rel[-1], rel[-2]) / dx
                     row.update(exponent=s, ci_low=s - 1.96 * se, ci_high=s + 1.96 * se,
-                               erlang_c_exponent=sc)
+                               chi2_dof=chi2, erlang_c_exponent=sc, local_exponent=loc,
+                               local_low=loc - 1.96 * loc_se, local_high=loc + 1.96 * loc_se)
                 out.append(row)
+    return out
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file written by :func:`main`, with their numbers as numbers."""
+    import csv
+
+    ints = {"servers", "buffer", "d", "arrivals", "warmup", "seed"}
+    out = []
+    with path.open() as fh:
+        for raw in csv.DictReader(fh):
+            row: dict[str, Any] = {}
+            for k, v in raw.items():
+                if k in ("policy", "service", "version"):
+                    row[k] = v
+                elif k == "warned":
+                    row[k] = v == "True"
+                else:
+                    row[k] = int(v) if k in ints else float(v)
+            out.append(row)
     return out
 
 
@@ -235,18 +285,28 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
-    """Run the study (``--quick``: a small grid), write its CSV files and figure."""
-    args = _common.parse(__doc__.splitlines()[0], argv)
-    if args.quick:
-        alphas, sizes, services = (0.2, 0.5), (10, 100), ("Coxian SCV 4",)
+    """Run the study (``--quick``: a small grid), write its CSV files and figure.
+
+    ``--refit`` runs nothing: it reads ``NAME.csv`` from ``--out`` and rewrites the fitted
+    exponents and the figure from it.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    refit = "--refit" in argv
+    args = _common.parse(__doc__.splitlines()[0], [a for a in argv if a != "--refit"])
+    if refit:
+        rows = read_rows(Path(args.out) / f"{NAME}.csv")
+        args.seed = rows[0]["seed"]
     else:
-        alphas, sizes, services = ALPHAS, SIZES, tuple(SERVICES)
-    grid = [{"policy": policy, "alpha": alpha, "servers": n, "service": service,
-             "arrivals": budget(n, alpha, args.quick)}
-            for policy in POLICIES for alpha in alphas for service in services
-            for n in sizes if args.quick or n <= MAX_SIZE[alpha]]
-    rows = _common.run(task, grid, args)
-    _common.write(rows, COLUMNS, NAME, args)
+        if args.quick:
+            alphas, sizes, services = (0.2, 0.5), (10, 100), ("Coxian SCV 4",)
+        else:
+            alphas, sizes, services = ALPHAS, SIZES, tuple(SERVICES)
+        grid = [{"policy": policy, "alpha": alpha, "servers": n, "service": service,
+                 "arrivals": budget(n, alpha, args.quick)}
+                for policy in POLICIES for alpha in alphas for service in services
+                for n in sizes if args.quick or n <= MAX_SIZE[alpha]]
+        rows = _common.run(task, grid, args)
+        _common.write(rows, COLUMNS, NAME, args)
     _common.write([{**f, "seed": args.seed} for f in fits(rows)], FIT_COLUMNS,
                   f"{NAME}_fits", args)
     figure(rows, _common.figure_path(NAME, args))
