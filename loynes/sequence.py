@@ -36,7 +36,7 @@ import numpy as np
 
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
-from recursions._rng import RngLike
+from recursions._rng import BLOCK, RngLike
 from recursions._validate import check_int, check_real
 
 from .basis import Basis
@@ -289,8 +289,9 @@ def loynes(
     agreed: list[bool] = []
     jref = -1  # the stored path holds the previous run's states at times -j, j <= jref
     n = 1
+    tail = _Tail(draws, horizon, system.uniforms)
     while n <= horizon:
-        sig, tau, u = draws.window(n)
+        sig, tau, u = tail.window(n)
         w = np.zeros(S)
         if drivers.run_checked(params, w, sig, tau, u, every, ck, jref, True) >= 0:
             w = states[-1].copy()  # met the previous run: the same state at time 0
@@ -316,6 +317,34 @@ def loynes(
     if level is not None:
         return _certified_result(common, agreed, horizons, level, delta, system, input)
     return _heuristic_result(common, states, horizons, tol, confirm, n_min, note, system)
+
+
+class _Tail:
+    """``draws.window(n)`` for growing ``n``, as views of one buffer filled from its end.
+
+    Each block of draws is copied once, where ``window`` would copy the whole window at
+    every horizon.
+    """
+
+    def __init__(self, draws: rc.BackwardDraws, horizon: int, uniforms: int) -> None:
+        self._draws = draws
+        self._cap = -(-horizon // BLOCK) * BLOCK
+        self._sig = np.empty(self._cap)
+        self._tau = np.empty(self._cap)
+        self._u = np.empty((self._cap, uniforms))
+        self._filled = 0  # blocks copied: times -filled * BLOCK .. -1
+
+    def window(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        while self._filled * BLOCK < n:
+            b = self._filled
+            sig, tau, u = self._draws.block(b)
+            lo = self._cap - (b + 1) * BLOCK
+            self._sig[lo:lo + BLOCK] = sig
+            self._tau[lo:lo + BLOCK] = tau
+            self._u[lo:lo + BLOCK] = u
+            self._filled += 1
+        start = self._cap - n
+        return self._sig[start:], self._tau[start:], self._u[start:]
 
 
 def _checkpoint_spacing(horizon: int, servers: int) -> int:
