@@ -57,14 +57,24 @@ def sift_down(E, heap, pos, i):
     pos[j] = i
 
 
-@jit
+@jit(inline="always")
 def floyd_min(E, u, d, n, chosen):
     """Server with the least ``E`` among ``d`` drawn without replacement (Floyd), ``d`` uniforms.
 
     ``chosen`` is an int64 buffer of length ``>= d`` (the caller's, so that nothing is
-    allocated per arrival).
+    allocated per arrival). :func:`recursions.vectors.floyd_ranks` written out, and inlined
+    into the event loop (a call that takes arrays costs reference counting per arrival).
     """
-    maps.floyd_ranks(u, d, n, chosen)
+    for q in range(d):
+        top = n - d + q
+        c = int(u[q] * (top + 1))
+        if c > top:
+            c = top
+        for p in range(q):
+            if chosen[p] == c:
+                c = top
+                break
+        chosen[q] = c
     best = chosen[0]
     for q in range(1, d):
         if E[chosen[q]] < E[best]:
