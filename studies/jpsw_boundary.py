@@ -1,8 +1,9 @@
 """Moyal's conjecture: where J_{p+1}SW stops being stable, against conditions (3), (8), (11).
 
 J_{p+1}SW with ``S`` servers sends an arrival to an idle server when there is one, and to the
-server with the ``(p+1)``-th smallest workload otherwise. Moyal ("Join the (p+1)-th shortest
-workload", Theorem 1) proves it stable when the renovation condition (9) holds and
+server with the ``(p+1)``-th smallest workload otherwise. Moyal (*On the stability of a class
+of non-monotonic systems of parallel queues*, 2015, Theorem 1) proves it stable when the
+renovation condition (9) holds and
 
     (8)   E[sigma 1{U^p(1) > 0}] < (S - p) E[tau],
 
@@ -261,7 +262,7 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
         mine = [r for r in rows if r["servers"] == s]
         ps = sorted({r["p"] for r in mine})
         c11 = [next(r["condition_11_load"] for r in mine if r["p"] == p) for p in ps]
-        ax.plot(ps, c11, "k-", lw=1, label="(11) Erlang B")
+        ax.plot(ps, c11, "k-", marker="_", ms=14, lw=1, label="(11) Erlang B")
         ax.axhline(1.0, color="gray", ls=":", lw=1, label="(3)")
         for i, case in enumerate(cases):
             pts = sorted((r for r in mine if (r["arrivals"], r["service"]) == case),
@@ -276,12 +277,13 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
             ax.errorbar(x, y, yerr=err, fmt="o", ms=3, color=colours[case], capsize=2,
                         label=f"{case[0]}/{case[1]}")
             if case[0] != "poisson":
-                ax.plot(x, [min(r["condition_8_load"], 1.05) for r in pts], "--", lw=1,
-                        color=colours[case], label=f"(8) {case[0]}")
+                ax.plot(x, [min(r["condition_8_load"], 1.05) for r in pts], "--", marker="_",
+                        ms=14, lw=1, color=colours[case], label=f"(8) {case[0]}")
         ax.set_title(f"S = {s}")
         ax.set_xlabel("p")
         ax.set_ylabel("critical load")
         ax.set_xticks(ps)
+        ax.set_xlim(ps[0] - 0.5, ps[-1] + 0.5)
     seen: dict[str, Any] = {}
     for ax in axes.flat:
         for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -291,7 +293,8 @@ def figure(rows: list[dict[str, Any]], path: Path) -> None:
         ax.axis("off")
     where = spare[0] if spare else axes.flat[0]
     where.legend(list(seen.values()), list(seen), fontsize=7, loc="center" if spare else "best")
-    fig.suptitle("J_{p+1}SW: critical load (95 % intervals) against (3), (8), (11)")
+    fig.suptitle("J_{p+1}SW: critical load against (3), (8), (11) (the 95 % intervals are "
+                 "about as wide as the markers)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
