@@ -4,8 +4,8 @@
 horizon 1, 2, 4, ..., H on time-indexed draws, each run stopping where it meets the previous
 horizon's run (and the certificate's run from the level where it meets the run from empty), so
 a stable sequence costs about H map applications plus drawing H arrivals once (2H, or 4H with
-the certificate, when runs never meet). The peer is ``rc.simulate(system, input, steps=H)`` (statistics
-included), timed in the same run. The machine is shared and noisy: read the ratios.
+the certificate, when runs never meet). The peer is ``rc.simulate(system, input, steps=H)``
+(statistics included), timed in the same run. The machine is shared and noisy: read the ratios.
 
 Run: ``python benchmarks/loynes_cost.py [--quick]``.
 """

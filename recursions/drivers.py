@@ -5,7 +5,10 @@ A kernel is a numba function ``step(w, sigma, tau, u, params) -> found`` (every 
 compiles the template's source once per kernel with ``STEP`` bound to it (and, for the
 drain-last kernels of :data:`recursions.maps.DRAIN_LAST`, ``JOIN`` to its join, so the
 statistics are added up in the drain's own pass); so adding a built-in map is one kernel and
-one class, and a user's map runs the very drivers of the built-ins.
+one class, and a user's map runs the very drivers of the built-ins. The drivers that draw
+inside the loop (``run_draws``) are a further copy per pair of law codes, with the codes and
+``DRAW`` as constants (``compiled_drivers(step, laws)``), as is the heap engine's
+(:func:`heap_drivers`); each is compiled on first use.
 
 When the kernel is a module-level function whose source file can be read, the compiled source
 is written to a file named by a hash of the engine's own sources (:data:`ENGINE_SOURCES`:
@@ -246,8 +249,9 @@ def compiled_drivers(step: Callable[..., Any],
     Returns
     -------
     module, str
-        The drivers (``run_chunk``, ``run_draws``, ``run_path``, ``apply_rows``,
-        ``step_once``, ``couple_chunk``), and ``"cached"``, ``"uncached"`` or ``"python"``.
+        The drivers (``run_chunk``, ``run_draws``, ``run_path``, ``run_checked``,
+        ``apply_rows``, ``step_once``, ``couple_chunk``), and ``"cached"``, ``"uncached"``
+        or ``"python"``.
     """
     if laws is not None:
         laws = (int(laws[0]), int(laws[1]))
