@@ -41,7 +41,8 @@ def parse(description: str, argv: Sequence[str] | None = None) -> argparse.Names
     ap.add_argument("--quick", action="store_true",
                     help="a small grid with small budgets (seconds; what make test runs)")
     ap.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                    help="a Dask scheduler address, e.g. tcp://host:8786 (default: local processes)")
+                    help="a Dask scheduler address, e.g. tcp://host:8786 "
+                         "(default: local processes)")
     ap.add_argument("--seed", type=int, default=2026, help="root seed (default: 2026)")
     ap.add_argument("--workers", type=int, default=None,
                     help="local worker processes (default: the machine's cores; 0: this process)")
