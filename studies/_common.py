@@ -18,6 +18,8 @@ files are committed and shown in the README and the docs.
 from __future__ import annotations
 
 import argparse
+import csv
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -95,8 +97,6 @@ def write(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], name: str,
     Every name in ``columns`` must be in every row (a missing column is a bug in the study,
     not something to fill with blanks).
     """
-    import csv
-
     cols = [c for c in columns if c not in PROVENANCE] + list(PROVENANCE)
     path = Path(args.out) / f"{name}.csv"
     with path.open("w", newline="") as fh:
@@ -115,3 +115,43 @@ def write(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], name: str,
 def figure_path(name: str, args: argparse.Namespace) -> Path:
     """Where the study's figure goes: ``DIR/NAME.png``."""
     return Path(args.out) / f"{name}.png"
+
+
+def read_rows(path: Path, *, ints: set[str], strings: set[str]) -> list[dict[str, Any]]:
+    """The rows of a results file written by :func:`write`, with their numbers as numbers.
+
+    Columns in ``ints`` become ``int``, those in ``strings`` (and ``version``) stay text, a
+    ``warned`` column becomes ``bool``, and every other column ``float``.
+    """
+    out = []
+    with Path(path).open() as fh:
+        for raw in csv.DictReader(fh):
+            row: dict[str, Any] = {}
+            for k, v in raw.items():
+                if k in strings or k == "version":
+                    row[k] = v
+                elif k == "warned":
+                    row[k] = v == "True"
+                else:
+                    row[k] = int(v) if k in ints else float(v)
+            out.append(row)
+    return out
+
+
+def weighted_line(x: Any, y: Any, w: Any) -> tuple[float, float, float]:
+    """Weighted least squares of ``y = a + b x``: ``(b, se(b), chi2 / dof)``.
+
+    ``se(b)`` comes from the weights, multiplied by ``sqrt(chi2 / dof)`` when that exceeds 1
+    (the points scatter about the line more than their standard errors allow: the line is
+    not the whole story); ``chi2 / dof`` is ``nan`` with two points.
+    """
+    import numpy as np
+
+    x, y, w = (np.asarray(v, dtype=float) for v in (x, y, w))
+    X = np.column_stack([np.ones_like(x), x])
+    cov = np.linalg.inv(X.T @ (w[:, None] * X))
+    coef = cov @ (X.T @ (w * y))
+    dof = x.size - 2
+    chi2 = float(np.sum(w * (y - X @ coef) ** 2) / dof) if dof > 0 else math.nan
+    scale = math.sqrt(chi2) if chi2 > 1 else 1.0
+    return float(coef[1]), float(math.sqrt(cov[1, 1])) * scale, chi2

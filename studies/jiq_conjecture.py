@@ -167,22 +167,6 @@ def task(law: str, load: float, servers: int, arrivals: int, rng: Any = None) ->
     }
 
 
-def fit_rate(ns: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
-    """Weighted least squares of ``y = a + b n``: ``(b, se(b), chi2 / dof)``.
-
-    ``se(b)`` comes from the weights, multiplied by ``sqrt(chi2 / dof)`` when that exceeds 1
-    (the scatter about the line is then larger than the standard errors allow: the line is
-    not the whole story); ``chi2 / dof`` is ``nan`` with two points.
-    """
-    X = np.column_stack([np.ones_like(ns), ns])
-    cov = np.linalg.inv(X.T @ (w[:, None] * X))
-    coef = cov @ (X.T @ (w * y))
-    dof = ns.size - 2
-    chi2 = float(np.sum(w * (y - X @ coef) ** 2) / dof) if dof > 0 else math.nan
-    scale = math.sqrt(chi2) if chi2 > 1 else 1.0
-    return float(coef[1]), float(math.sqrt(cov[1, 1])) * scale, chi2
-
-
 def rates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Fitted exponential decay rates of P(wait) in n, per (law, load) (module docstring)."""
     out = []
@@ -206,8 +190,8 @@ def rates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 rel = np.array([r["p_wait_se"] for r in sel]) / p
                 w = rel**-2
                 logb = np.log([r["erlang_b"] for r in sel])
-                b, se, chi2 = fit_rate(ns, np.log(p), w)
-                bb, _, _ = fit_rate(ns, logb, w)
+                b, se, chi2 = _common.weighted_line(ns, np.log(p), w)
+                bb, _, _ = _common.weighted_line(ns, logb, w)
                 # the two largest usable sizes: the rate where the data reach furthest
                 dn = ns[-1] - ns[-2]
                 loc = -(math.log(p[-1]) - math.log(p[-2])) / dn
@@ -225,22 +209,8 @@ def rates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a results file written by :func:`main`, with their numbers as numbers."""
-    import csv
-
-    ints = {"servers", "arrivals", "warmup", "seed"}
-    out = []
-    with path.open() as fh:
-        for raw in csv.DictReader(fh):
-            row: dict[str, Any] = {}
-            for k, v in raw.items():
-                if k in ("law", "version"):
-                    row[k] = v
-                elif k == "warned":
-                    row[k] = v == "True"
-                else:
-                    row[k] = int(v) if k in ints else float(v)
-            out.append(row)
-    return out
+    return _common.read_rows(path, ints={"servers", "arrivals", "warmup", "seed"},
+                             strings={"law"})
 
 
 def figure(rows: list[dict[str, Any]], path: Path) -> None:

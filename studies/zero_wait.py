@@ -159,22 +159,6 @@ def task(policy: str, alpha: float, servers: int, service: str, arrivals: int,
     }
 
 
-def fit_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
-    """Weighted least squares of ``y = a + s x``: ``(s, se(s), chi2 / dof)``.
-
-    ``se(s)`` comes from the weights, multiplied by ``sqrt(chi2 / dof)`` when that exceeds 1
-    (the points scatter about the line more than their standard errors allow); ``chi2 / dof``
-    is ``nan`` with two points.
-    """
-    X = np.column_stack([np.ones_like(x), x])
-    cov = np.linalg.inv(X.T @ (w[:, None] * X))
-    coef = cov @ (X.T @ (w * y))
-    dof = x.size - 2
-    chi2 = float(np.sum(w * (y - X @ coef) ** 2) / dof) if dof > 0 else math.nan
-    scale = math.sqrt(chi2) if chi2 > 1 else 1.0
-    return float(coef[1]), float(math.sqrt(cov[1, 1])) * scale, chi2
-
-
 def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Fitted exponents of P(W) in N, per (policy, alpha, service) (module docstring)."""
     out = []
@@ -199,8 +183,9 @@ def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     x = np.log([float(r["servers"]) for r in sel])
                     p = np.array([r["p_wait"] for r in sel])
                     rel = np.array([r["p_wait_se"] for r in sel]) / p
-                    s, se, chi2 = fit_slope(x, np.log(p), rel**-2)
-                    sc, _, _ = fit_slope(x, np.log([r["erlang_c"] for r in sel]), rel**-2)
+                    s, se, chi2 = _common.weighted_line(x, np.log(p), rel**-2)
+                    logc = np.log([r["erlang_c"] for r in sel])
+                    sc, _, _ = _common.weighted_line(x, logc, rel**-2)
                     # the two largest usable sizes: the slope where the data reach furthest
                     dx = x[-1] - x[-2]
                     loc = (math.log(p[-1]) - math.log(p[-2])) / dx
@@ -214,22 +199,8 @@ def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a results file written by :func:`main`, with their numbers as numbers."""
-    import csv
-
-    ints = {"servers", "buffer", "d", "arrivals", "warmup", "seed"}
-    out = []
-    with path.open() as fh:
-        for raw in csv.DictReader(fh):
-            row: dict[str, Any] = {}
-            for k, v in raw.items():
-                if k in ("policy", "service", "version"):
-                    row[k] = v
-                elif k == "warned":
-                    row[k] = v == "True"
-                else:
-                    row[k] = int(v) if k in ints else float(v)
-            out.append(row)
-    return out
+    return _common.read_rows(path, ints={"servers", "buffer", "d", "arrivals", "warmup", "seed"},
+                             strings={"policy", "service"})
 
 
 def figure(rows: list[dict[str, Any]], path: Path) -> None:
