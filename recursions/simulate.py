@@ -217,9 +217,13 @@ def simulate(
     gens = [forward_generator(sd, 1) for sd in seeds]
     m = hp.uniforms_for(policy, d) if use_heap else system.uniforms
     laws = _kernel_laws(input)
+    # a plain Python step (rc.Map without @njit) runs its drivers as Python, where a compiled
+    # draw per customer costs more than numpy's blocks
+    from .drivers import _is_dispatcher
+
     in_kernel = KERNEL_DRAWS and laws is not None and (
         policy != hp.REDUNDANCY if use_heap
-        else type(system).innovations is System.innovations)
+        else type(system).innovations is System.innovations and _is_dispatcher(system.kernel))
     scode, spar, tcode, tpar = laws if laws is not None else (0, None, 0, None)
 
     def draw(c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -259,12 +263,16 @@ def simulate(
         state["g"] = g
         state["hist"] = np.zeros((nrep, batches, 2 * (g.size + 1)))
 
+    def by_time(collect: bool) -> bool:
+        # only the measured run stops at the time horizon: the warm-up is a count of arrivals
+        return collect and time is not None
+
     def run(sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool) -> None:
         g, hist = state["g"], state["hist"]
         if use_heap:
             hp.run_heap_chunk(policy, d, system.params, W, heap, pos, tnow, elapsed, idx, sig,
                               tau, U, collect, float(time) if time is not None else 0.0,
-                              steps if steps is not None else 1, batches, time is not None, g,
+                              steps if steps is not None else 1, batches, by_time(collect), g,
                               eng.uniform_step(g), every, acc, hist, hp.REBASE, gens[0])
         else:
             assert drivers is not None
@@ -282,7 +290,7 @@ def simulate(
             law_drivers.run_heap_draws(
                 policy, d, system.params, W[r], heap[r], pos[r], hs, gs, scode, spar, gt,
                 tcode, tpar, gens[r], m, c, collect, float(time) if time is not None else 0.0,
-                steps if steps is not None else 1, batches, time is not None, g,
+                steps if steps is not None else 1, batches, by_time(collect), g,
                 eng.uniform_step(g), every, acc[r], hist[r], hp.REBASE)
             tnow[r], elapsed[r], idx[r] = hs[0], hs[1], int(hs[2])
         elif not collect:  # the dense loop always collects: a warm-up into scratch tables

@@ -31,6 +31,8 @@ CASES = [
     (rc.JSW(40), rc.Poisson(30.0, D.Erlang(2, rate=2.0)), {"engine": "heap"}),
     (rc.JIQ(50), rc.Poisson(40.0, D.Exponential(1.0)), {"engine": "heap", "replications": 2}),
     (rc.LeastOfD(50, 2), rc.Poisson(40.0, D.Deterministic(1.0)), {"time": 200.0}),
+    # a warm-up (5000 arrivals, about 125 time units) longer than the measured horizon
+    (rc.LeastOfD(50, 2), rc.Poisson(40.0, D.Deterministic(1.0)), {"time": 20.0, "warmup": 5000}),
 ]
 
 
@@ -67,3 +69,13 @@ def test_laws_without_an_element_by_element_sampler_keep_block_draws():
     inp = rc.Poisson(1.0, D.HyperExponential([0.5, 0.5], [1.0, 3.0]))
     assert sim._kernel_laws(inp) is None
     assert sim._kernel_laws(rc.Periodic([1.0], [2.0], phase=0)) is None
+
+
+def test_a_time_horizon_run_warms_up_for_all_its_warmup_arrivals():
+    # the warm-up is a count of arrivals, not cut at the measured run's time horizon
+    inp = rc.Poisson(900.0, D.Exponential(1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        runs = [rc.simulate(rc.JIQ(1000), inp, time=5.0, warmup=w, rng=2)
+                for w in (20_000, 30_000)]
+    assert runs[0].mean_workload != runs[1].mean_workload
