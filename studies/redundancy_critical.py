@@ -110,10 +110,19 @@ def free_system_rate(d: int, k: int, law: str, servers: int, jobs: int, replicat
     return 1.0 / a, se_a / a**2, warmup
 
 
-@functools.cache
+_MEAN_FIELD: dict[tuple[int, int, str], Any] = {}
+
+
 def mean_field(d: int, k: int, law: str) -> Any:
-    """The mean-field critical rate (one computation per (d, k, law) in each process)."""
-    return ly.redundancy_critical_rate([JobClass(d, k, law_of(law))])
+    """The mean-field critical rate (one computation per (d, k, law) in each process).
+
+    A plain dictionary, not ``functools.cache``: the cache's wrapper of a function defined in
+    ``__main__`` is pickled by reference, which a Dask worker (``--scheduler``) cannot load.
+    """
+    key = (d, k, law)
+    if key not in _MEAN_FIELD:
+        _MEAN_FIELD[key] = ly.redundancy_critical_rate([JobClass(d, k, law_of(law))])
+    return _MEAN_FIELD[key]
 
 
 def task(d: int, k: int, size_law: str, servers: int, rng: Any = None, *,
@@ -165,19 +174,11 @@ def fits(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "limit": float(beta[0]), "limit_se": float(math.sqrt(cov[0, 0])),
                     "c": float(beta[1]), "c_se": float(math.sqrt(cov[1, 1])), "chi2": chi2,
                     "dof": dof, "p_value": float(chi2_law.sf(chi2, dof)),
-                    "mean_field": sel[0]["mean_field"], "mean_field_se": sel[0]["mean_field_se"]})
+                    "mean_field": sel[0]["mean_field"], "mean_field_se": sel[0]["mean_field_se"],
+                    "seed": sel[0]["seed"],
+                    "seconds": round(sum(r["seconds"] for r in rows
+                                         if (r["d"], r["k"], r["size_law"]) == (d, k, law)), 3)})
     return out
-
-
-def write_fits(table: list[dict[str, Any]], path: Path) -> None:
-    """``NAME_fits.csv``: one row per (d, k, size law)."""
-    import csv
-
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIT_COLUMNS)
-        w.writeheader()
-        w.writerows(table)
-    print(f"{len(table)} fits written to {path}")
 
 
 def grid(budget: dict[str, Any]) -> list[dict[str, Any]]:
@@ -247,7 +248,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     rows = _common.run(functools.partial(task, budget=budget), grid(budget), args)
     _common.write(rows, COLUMNS, NAME, args)
     table = fits(rows)
-    write_fits(table, Path(args.out) / f"{NAME}_fits.csv")
+    _common.write(table, FIT_COLUMNS, f"{NAME}_fits", args)
     figure(rows, _common.figure_path(NAME, args), table)
     for r in rows:
         print(f"({r['d']},{r['k']}) {r['size_law']} n={r['servers']}: "
