@@ -23,6 +23,7 @@ from .zerowait import simulate_queues
 __all__ = ["SimulationResult", "simulate"]
 
 DEFAULT_CHUNK = 8192
+MAX_CALL = 1 << 22  # most arrivals of one in-kernel call: an interrupt waits at most for one
 
 
 HEAP_MIN_SERVERS = 32
@@ -306,19 +307,29 @@ def simulate(
 
     def in_kernel_phase(collect: bool) -> None:
         """Warm-up (or the measured run) of every replication, each in one thread task."""
-        # nothing is drawn outside, so a count of arrivals runs in one call (each call costs
-        # the typing of its arguments) unless a progress bar wants the chunks
-        span = chunk if bar is not None or steps is None else max(steps, warmup, 1)
+        # nothing is drawn outside, so a count of arrivals runs in few calls (each call costs
+        # the typing of its arguments; the numbers do not depend on the split) of at most
+        # MAX_CALL arrivals, so that an interrupt (Ctrl-C) is honoured between them, unless a
+        # progress bar wants the chunks
+        span = chunk if bar is not None or steps is None else min(max(steps, warmup, 1),
+                                                                  MAX_CALL)
+        warm = sizes if bar is not None else [min(MAX_CALL, warmup - i)
+                                              for i in range(0, warmup, MAX_CALL)]
+        stop = [False]  # set when the main thread is interrupted: the threads stop too
 
         def one(r: int) -> None:
             t0 = 0
             if not collect:
-                for c in (sizes if bar is not None else [warmup] if warmup else []):
+                for c in warm:
+                    if stop[0]:
+                        return
                     run_rep(r, c, False, 0)
                     if bar is not None and r == 0:
                         bar.update(c)
                 return
             while not (elapsed[r] >= time if time is not None else t0 >= (steps or 0)):
+                if stop[0]:
+                    return
                 c = span if steps is None else min(span, steps - t0)
                 run_rep(r, c, True, t0)
                 t0 += c
@@ -331,7 +342,11 @@ def simulate(
                 one(r)
         else:
             with ThreadPoolExecutor(max_workers=workers) as ex:
-                list(ex.map(one, range(nrep)))
+                try:
+                    list(ex.map(one, range(nrep)))
+                except BaseException:
+                    stop[0] = True
+                    raise
 
     def current_max() -> float:
         return float((W - tnow[:, None]).max()) if use_heap else float(W.max())

@@ -79,3 +79,17 @@ def test_a_time_horizon_run_warms_up_for_all_its_warmup_arrivals():
         runs = [rc.simulate(rc.JIQ(1000), inp, time=5.0, warmup=w, rng=2)
                 for w in (20_000, 30_000)]
     assert runs[0].mean_workload != runs[1].mean_workload
+
+
+@pytest.mark.parametrize("replications", [1, 3])
+def test_in_kernel_runs_split_into_calls_give_the_same_numbers(replications, monkeypatch):
+    # a long run is cut into calls of at most MAX_CALL arrivals (so that Ctrl-C is honoured
+    # between them); the split must not change a number
+    inp = rc.Poisson(2.5, D.Exponential(1.0))
+    kw = {"steps": 20_000, "warmup": 7_000, "rng": 5, "replications": replications}
+    a = rc.simulate(rc.JSW(3), inp, **kw)
+    monkeypatch.setattr(sim, "MAX_CALL", 999)
+    b = rc.simulate(rc.JSW(3), inp, **kw)
+    np.testing.assert_array_equal(a.final_state, b.final_state)
+    for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction"):
+        assert getattr(a, name) == getattr(b, name), name
