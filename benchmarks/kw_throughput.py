@@ -35,6 +35,7 @@ import time
 
 import numba
 import numpy as np
+from _floors import level_bin
 from _tables import finish
 
 import recursions as rc
@@ -59,20 +60,6 @@ def bare_loop(s, lam, n, gs, gt):
             v = w[j] - tau
             w[j] = v if v > 0.0 else 0.0
     return acc / n
-
-
-@numba.njit(cache=True)
-def _bin(grid, h, x):
-    """Levels of the uniform grid strictly below ``x`` (searchsorted 'left')."""
-    ng = grid.size
-    if x <= grid[0]:
-        return 0
-    j = min(max(int(np.ceil((x - grid[0]) / h)), 0), ng)
-    while j > 0 and grid[j - 1] >= x:
-        j -= 1
-    while j < ng and grid[j] < x:
-        j += 1
-    return j
 
 
 @numba.njit(cache=True)
@@ -109,12 +96,12 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
             acc[b, 6] += 1.0
             for i in range(s):
                 if w[i] > 0.0:
-                    hist[b, _bin(grid, h, w[i])] += 1.0
+                    hist[b, level_bin(grid, h, w[i])] += 1.0
         found = w[0]
         if found > 0.0:
             acc[b, 1] += 1.0
             acc[b, 2] += found
-        hist[b, off + _bin(grid, h, found)] += 1.0
+        hist[b, off + level_bin(grid, h, found)] += 1.0
         x = found + sigma
         i = 0
         while i + 1 < s and w[i + 1] < x:

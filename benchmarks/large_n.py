@@ -27,6 +27,7 @@ import warnings
 
 import numba
 import numpy as np
+from _floors import level_bin
 from _tables import finish
 
 import recursions as rc
@@ -52,20 +53,6 @@ def _sift(E, heap, pos, i):
             break
     heap[i] = j
     pos[j] = i
-
-
-@numba.njit(cache=True)
-def _bin(grid, h, x):
-    """Levels of the uniform grid strictly below ``x`` (searchsorted 'left')."""
-    ng = grid.size
-    if x <= grid[0]:
-        return 0
-    j = min(max(int(np.ceil((x - grid[0]) / h)), 0), ng)
-    while j > 0 and grid[j - 1] >= x:
-        j -= 1
-    while j < ng and grid[j] < x:
-        j += 1
-    return j
 
 
 @numba.njit(cache=True)
@@ -107,7 +94,7 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
                 if x > 0.0:
                     tot += x
                     busy += 1
-                    hist[b, _bin(grid, h, x)] += 1.0
+                    hist[b, level_bin(grid, h, x)] += 1.0
             acc[b, 3] += tot
             acc[b, 4] += busy
         if d == 0:
@@ -140,7 +127,7 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
         if found > 0.0:
             acc[b, 1] += 1.0
             acc[b, 2] += found
-        hist[b, off + _bin(grid, h, found)] += 1.0
+        hist[b, off + level_bin(grid, h, found)] += 1.0
         t += tau
         if t > 2.0**20:  # re-base the clock, as the engine does
             for i in range(n):

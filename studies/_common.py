@@ -31,13 +31,15 @@ RESULTS = Path(__file__).resolve().with_name("results")
 PROVENANCE = ("version", "seed", "seconds")
 
 
-def parse(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse(description: str, argv: Sequence[str] | None = None, *,
+          refit: bool = False) -> argparse.Namespace:
     """The command line every study takes.
 
     ``--quick`` (small grid, small budgets), ``--scheduler ADDRESS`` (a Dask scheduler; by
     default local processes), ``--seed`` (root seed, default 2026), ``--workers`` (local
     processes, default the machine's cores; 0 runs in this process) and ``--out DIR`` (default
-    ``studies/results`` for a full run, a temporary folder for ``--quick``).
+    ``studies/results`` for a full run, a temporary folder for ``--quick``). With ``refit``,
+    also ``--refit``: run nothing, recompute the fits and the figure from ``DIR/NAME.csv``.
     """
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true",
@@ -51,6 +53,10 @@ def parse(description: str, argv: Sequence[str] | None = None) -> argparse.Names
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for NAME.csv and NAME.png (default: studies/results, or a "
                          "temporary folder with --quick)")
+    if refit:
+        ap.add_argument("--refit", action="store_true",
+                        help="run nothing: recompute the fits and the figure from the results "
+                             "file in --out")
     args = ap.parse_args(argv)
     if args.out is None:
         if args.quick:

@@ -266,10 +266,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ``--refit`` runs nothing: it reads ``NAME.csv`` from ``--out`` and rewrites the fitted
     rates and the figure from it.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    refit = "--refit" in argv
-    args = _common.parse(__doc__.splitlines()[0], [a for a in argv if a != "--refit"])
-    if refit:
+    args = _common.parse(__doc__.splitlines()[0], argv, refit=True)
+    if args.refit:
         rows = read_rows(Path(args.out) / f"{NAME}.csv")
         args.seed = rows[0]["seed"]
     else:
