@@ -43,3 +43,15 @@ def test_every_benchmark_returns_its_table(script):
     # each benchmark's entry points end in finish(...): its table goes to pandas and CSV
     text = (BENCH / script).read_text()
     assert "from _tables import finish" in text and "finish(" in text.split("import finish")[1]
+
+
+def test_throughput_floors_compute_simulates_numbers(monkeypatch):
+    # the speed ratios mean something only if both floors compute simulate's very statistics:
+    # final state, P(wait) and mean workload equal bit for bit, at 1, 3 (no full 4-lane
+    # block), 10 and 16 servers (the branch-free pass's range)
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("_bench_kw", BENCH / "kw_throughput.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for s in (1, 3, 10, 16):
+        assert mod.minimal_check(s, 0.9 * s, 3000), s
