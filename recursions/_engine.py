@@ -6,7 +6,10 @@ own pass over the vector: for a kernel that is a join followed by ``drain(w, tau
 (:data:`recursions.maps.DRAIN_LAST`, every built-in map of that form) the driver runs the
 join and drains the vector itself, adding up the drained vector's total workload and busy
 servers (the state the next customer sees) in that same loop; other kernels get one extra
-pass after their step. The per-batch sums live in registers and are written to the batch
+pass after their step. The drawing drivers of a kernel whose join adds at one rank
+(:data:`recursions.maps.RANKED`) at 2 to 16 servers are a copy with ``PASS`` set, which writes
+the joined and drained vector in one branch-free pass (:func:`insert_drain`) instead of the
+insertion loop. The per-batch sums live in registers and are written to the batch
 table when a batch ends, in the same order of additions as one addition per arrival, so the
 numbers do not depend on the chunking.
 
@@ -53,8 +56,10 @@ from ._stats import (
 from .dists.kernel import draw_one
 from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds each map's own
 from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map's own
+from .maps import jsw_joined_rank as RANK  # its joined rank; compiled_drivers binds it
 
 FUSED = True  # whether JOIN + the driver's own drain is STEP; bound by compiled_drivers
+PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise
 DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise
 SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law
 TCODE = 0  # the interarrival law code; bound likewise
@@ -132,6 +137,32 @@ def drain_total_busy(w, tau):
     return (a0 + a1) + (a2 + a3), busy
 
 
+@jit(inline="always")
+def insert_drain(a, b, r, x, tau):
+    """``b <- (a' - tau)^+``, ``a'`` the sorted ``a`` after ``a[r]`` is replaced by ``x``.
+
+    ``a`` is sorted and ``x >= a[r]``, so ``a'`` is ``a`` with ``a[r+1..c]`` moved down one
+    place and ``x`` at ``c``: coordinate ``i >= r`` of ``a'`` is ``a[i+1]`` when that is below
+    ``x``, else ``x`` when ``i == r`` or ``a[i] < x``, else ``a[i]``. Written as selects over
+    ``a[i]`` and ``a[i+1]`` into another buffer, the pass has no branch whose outcome depends
+    on the data (the insertion loop's exit, mispredicted about once per arrival, is a third
+    of the step at ten servers). The values are those of
+    :func:`recursions.vectors.add_at_rank` followed by :func:`recursions.vectors.drain`.
+    """
+    s = a.size
+    for i in range(s - 1):
+        o = a[i]
+        nx = a[i + 1]
+        v = nx if nx < x else (x if (i == r) | (o < x) else o)
+        v = (o if i < r else v) - tau
+        b[i] = v if v > 0.0 else 0.0
+    i = s - 1
+    o = a[i]
+    v = x if (i == r) | (o < x) else o
+    v = (o if i < r else v) - tau
+    b[i] = v if v > 0.0 else 0.0
+
+
 @jit
 def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, draw, n, collect,
             t0, total, nbatch, grid, h, every, acc, hist, path):
@@ -153,6 +184,11 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
         # tenth of the loop at one server); its warm-up adds up into scratch tables
         collect = True
     s = w.size
+    # the state lives in `cur`; the branch-free pass writes the next state into `spare` and
+    # the two swap (copied back into w at the end)
+    cur = np.empty(s)
+    cur[:] = w
+    spare = np.empty(s)
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     off = grid.size + 1
@@ -160,11 +196,12 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     u = np.empty(m)
     b = (t0 * nbatch) // total if collect else 0
     next_start = batch_start(b + 1, total, nbatch)
+    next_sample = t0 + (-t0) % every  # the next t with t % every == 0 (no division per arrival)
     tot = 0.0
     busy = 0
     if collect:
         load_batch(acc, b, c)
-        tot, busy = total_busy(w)
+        tot, busy = total_busy(cur)
     # the next customer's service and interarrival times are drawn a step ahead, so the
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
@@ -197,27 +234,44 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             c[BUSY] += busy
             if busy == s:
                 c[ALL_BUSY] += 1.0
-            if t % every == 0:
+            if t == next_sample:
+                next_sample += every
                 c[SAMPLED] += 1.0
                 for i in range(s):
-                    if w[i] > 0.0:
-                        hist[b, level_bin(grid, h, w[i])] += 1.0
+                    if cur[i] > 0.0:
+                        hist[b, level_bin(grid, h, cur[i])] += 1.0
             if record:
                 for i in range(s):
-                    path[t, i] = w[i]
+                    path[t, i] = cur[i]
         # the step; a drain-last kernel's drain adds up the next state's statistics
-        if FUSED:
-            found = JOIN(w, sigma, uk, params)
+        if PASS:
+            r = RANK(cur, uk, params)
+            if r < 0:
+                found = -1.0  # lost (LOST of recursions.codes)
+                if collect:
+                    tot, busy = drain_total_busy(cur, ta)
+                else:
+                    for i in range(s):
+                        v = cur[i] - ta
+                        cur[i] = v if v > 0.0 else 0.0
+            else:
+                found = cur[r]
+                insert_drain(cur, spare, r, found + sigma, ta)
+                cur, spare = spare, cur
+                if collect:
+                    tot, busy = total_busy(cur)
+        elif FUSED:
+            found = JOIN(cur, sigma, uk, params)
             if collect:
-                tot, busy = drain_total_busy(w, ta)
+                tot, busy = drain_total_busy(cur, ta)
             else:
                 for i in range(s):
-                    v = w[i] - ta
-                    w[i] = v if v > 0.0 else 0.0
+                    v = cur[i] - ta
+                    cur[i] = v if v > 0.0 else 0.0
         else:
-            found = STEP(w, sigma, ta, uk, params)
+            found = STEP(cur, sigma, ta, uk, params)
             if collect:
-                tot, busy = total_busy(w)
+                tot, busy = total_busy(cur)
         if collect:
             c[ARRIVALS] += 1.0
             if found < 0.0:
@@ -230,6 +284,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     c[WAIT_SUM] += found
                 if found_hist:  # histogram of what was found
                     hist[b, off + level_bin(grid, h, found)] += 1.0
+    w[:] = cur
     if collect:
         store_batch(acc, b, c)
 

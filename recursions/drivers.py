@@ -77,11 +77,15 @@ _TEMPLATE_EDITS = (  # (line in recursions/_engine.py, what the compiled copy ha
     ("from ._stats import (\n", "from recursions._stats import (\n"),
     ("from .dists.kernel import draw_one\n", "from recursions.dists.kernel import draw_one\n"),
     ("from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds each "
-     "map's own\n", ""),  # `STEP`, `JOIN` and `FUSED` are bound by _load
+     "map's own\n", ""),  # `STEP`, `JOIN`, `RANK` and the flags are bound by _load
     ("from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map's own\n",
+     ""),
+    ("from .maps import jsw_joined_rank as RANK  # its joined rank; compiled_drivers binds it\n",
      ""),
     ("\nFUSED = True  # whether JOIN + the driver's own drain is STEP; bound by "
      "compiled_drivers\n", ""),
+    ("PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise\n",
+     ""),
     ("DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise\n",
      ""),  # DRAW, SCODE and TCODE are bound by _load
     ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
@@ -121,7 +125,8 @@ def _source_file_text(py: Any) -> str | None:
         return None
 
 
-def _cache_key(step: Any, laws: tuple[int, int] | None = None) -> str | None:
+def _cache_key(step: Any, laws: tuple[int, int] | None = None,
+               one_pass: bool = False) -> str | None:
     """Hash naming the generated drivers, or ``None`` when the step cannot be cached.
 
     ``None`` for a closure, and for a step whose source file cannot be read (a Jupyter cell,
@@ -144,7 +149,8 @@ def _cache_key(step: Any, laws: tuple[int, int] | None = None) -> str | None:
     h = hashlib.sha256()
     for part in (_driver_source(), _engine_text(), user_src, file_text, py.__module__,
                  py.__qualname__, __version__, numba.__version__,
-                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]), repr(laws)):
+                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]), repr(laws),
+                 repr(one_pass)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -167,20 +173,53 @@ def _join_of(step: Any) -> tuple[Any, bool]:
     return join, True
 
 
+def _rank_of(step: Any) -> Any:
+    """The joined rank of ``step`` (:data:`recursions.maps.RANKED`), or ``None``."""
+    from . import maps
+
+    try:
+        return maps.RANKED.get(step)
+    except TypeError:  # an unhashable callable
+        return None
+
+
+def uses_one_pass(step: Any, servers: int) -> bool:
+    """Whether the drawing drivers of ``step`` at ``servers`` servers join in one pass.
+
+    True for the kernels of :data:`recursions.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS`
+    servers, where the branch-free pass (:func:`recursions._engine.insert_drain`) beats the
+    insertion loop (measured in ``benchmarks/kw_throughput.py``); beyond, reading every
+    coordinate twice costs more than the mispredicted exit. It is a compile-time constant of
+    its own copy of the drivers: chosen at run time inside the loop, it made the loop twice
+    as slow.
+    """
+    return _rank_of(step) is not None and 1 < servers <= ONE_PASS_SERVERS
+
+
+ONE_PASS_SERVERS = 16
+"""The most servers at which the drawing drivers of a ranked kernel join in one pass."""
+
+
 def _temporary_name(path: Path) -> Path:
     """A file next to ``path`` that no other process or thread writes (pid and uuid)."""
     return path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
 
 
 def _load(step: Any, source: str, key: str | None, jit: Any,
-          laws: tuple[int, int] | None = None) -> tuple[Any, bool]:
-    """Execute the driver source with ``STEP``, ``JOIN``, ``FUSED``, the law codes, ``jit`` bound.
+          laws: tuple[int, int] | None = None, one_pass: bool = False) -> tuple[Any, bool]:
+    """Execute the driver source with ``STEP``, ``JOIN``, ``RANK``, the flags, ``jit`` bound.
 
     Returns the module and whether it was loaded from the on-disk cache folder.
     """
+    from . import maps
+
     join, fused = _join_of(step)
+    rank = _rank_of(step) if one_pass else None
+    if rank is None:  # a stand-in, never called (PASS is false)
+        rank = maps.jsw_joined_rank if _is_dispatcher(step) else maps.jsw_joined_rank.py_func
     scode, tcode = _NO_LAWS if laws is None else laws
-    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "DRAW": laws is not None,
+    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
+             "DRAW": laws is not None,
              "SCODE": scode, "TCODE": tcode, "jit": jit}
     return _load_source("drivers", source, key, bound)
 
@@ -226,12 +265,12 @@ _NO_LAWS = (int(LawCode.DETERMINISTIC), int(LawCode.DETERMINISTIC))
 """The law codes bound in the block drivers, whose ``run_draws`` is not used (the shortest
 branch: no draw at all)."""
 
-_DRIVERS: dict[tuple[int, tuple[int, int] | None], tuple[Any, Any, str]] = {}
+_DRIVERS: dict[tuple[int, tuple[int, int] | None, bool], tuple[Any, Any, str]] = {}
 _WARNED: set[int] = set()
 
 
-def compiled_drivers(step: Callable[..., Any],
-                     laws: tuple[int, int] | None = None) -> tuple[Any, str]:
+def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = None,
+                     servers: int | None = None) -> tuple[Any, str]:
     """The drivers of :mod:`recursions._engine` compiled for the kernel ``step``, and how.
 
     Parameters
@@ -245,6 +284,10 @@ def compiled_drivers(step: Callable[..., Any],
         about 20 ns a draw). Drivers for other codes refuse ``run_draws``. Default: the
         drivers that take pre-drawn blocks (``run_chunk`` and the rest). Each pair is
         compiled on first use and cached like the others.
+    servers : int, optional
+        With ``laws``: the number of servers the drivers will run. Where
+        :func:`uses_one_pass` says so, they are the copy that joins in one branch-free pass
+        (the same numbers); other counts share the other copy.
 
     Returns
     -------
@@ -255,19 +298,20 @@ def compiled_drivers(step: Callable[..., Any],
     """
     if laws is not None:
         laws = (int(laws[0]), int(laws[1]))
-    hit = _DRIVERS.get((id(step), laws))
+    one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
+    hit = _DRIVERS.get((id(step), laws, one))
     if hit is not None and hit[0] is step:
         return hit[1], hit[2]
     source = _driver_source()
     if _is_dispatcher(step):
-        key = _cache_key(step, laws)
+        key = _cache_key(step, laws, one)
         mod, on_disk = _load(step, source, key,
-                             _project_jit if key is not None else _uncached_jit, laws)
+                             _project_jit if key is not None else _uncached_jit, laws, one)
         how = "cached" if on_disk else "uncached"
     else:
         how = "python"
-        mod, _ = _load(step, source, None, _python_jit, laws)
-    _DRIVERS[(id(step), laws)] = (step, mod, how)
+        mod, _ = _load(step, source, None, _python_jit, laws, one)
+    _DRIVERS[(id(step), laws, one)] = (step, mod, how)
     return mod, how
 
 

@@ -295,3 +295,57 @@ For these the drivers run the join and do the drain themselves, adding the stati
 drained vector in the same pass (:mod:`recursions._engine`); ``kernel(w, sigma, tau, u,
 params)`` is ``join`` then ``drain`` exactly, so the numbers are those of the kernel.
 """
+
+
+@jit(inline="always")
+def jsw_joined_rank(w, u, params):
+    """The rank :func:`jsw` adds the customer to: the least workload, 0."""
+    return 0
+
+
+@jit(inline="always")
+def jpsw_joined_rank(w, u, params):
+    """The rank :func:`jpsw` adds the customer to: 0 if a server is idle, else ``p``."""
+    return 0 if w[0] == 0.0 else int(params[0])
+
+
+@jit(inline="always")
+def loss_joined_rank(w, u, params):
+    """The rank :func:`loss` adds the customer to: 0 if a server is idle, else -1 (lost)."""
+    return 0 if w[0] == 0.0 else -1
+
+
+@jit(inline="always")
+def random_routing_joined_rank(w, u, params):
+    """The rank :func:`random_routing` adds the customer to: ``floor(u[0] S)``."""
+    return random_rank(u[0], w.size)
+
+
+@jit(inline="always")
+def jiq_joined_rank(w, u, params):
+    """The rank :func:`jiq` adds the customer to: 0 if a server is idle, else random."""
+    return 0 if w[0] == 0.0 else random_rank(u[0], w.size)
+
+
+@jit(inline="always")
+def least_of_d_joined_rank(w, u, params):
+    """The rank :func:`least_of_d` adds the customer to: the least of ``d`` drawn ranks."""
+    return least_of_d_rank(u[0], int(params[0]), w.size)
+
+
+RANKED = {
+    jsw: jsw_joined_rank,
+    jpsw: jpsw_joined_rank,
+    loss: loss_joined_rank,
+    random_routing: random_routing_joined_rank,
+    jiq: jiq_joined_rank,
+    least_of_d: least_of_d_joined_rank,
+}
+"""Drain-last kernels whose join adds ``sigma`` at one rank of the whole sorted vector.
+
+``rank(w, u, params)`` is that rank (``-1`` for a lost customer), so the join is
+``add_at_rank(w, 0, S, rank, sigma)``. For these, the drivers compiled for a few servers
+write the joined and drained vector in one branch-free pass into a second buffer
+(:func:`recursions._engine.insert_drain`): the same numbers as the join's insertion loop
+followed by the drain, without the loop's unpredictable exit.
+"""

@@ -250,7 +250,7 @@ def simulate(
         from .drivers import compiled_drivers, heap_drivers
 
         law_drivers = (heap_drivers((scode, tcode)) if use_heap
-                       else compiled_drivers(system.kernel, (scode, tcode))[0])
+                       else compiled_drivers(system.kernel, (scode, tcode), S)[0])
     if use_heap:
         heap, pos = hp.init_heap(W)
         tnow = np.zeros(nrep)

@@ -1,0 +1,80 @@
+"""The branch-free join-and-drain pass of the drawing drivers against the insertion loop.
+
+``recursions._engine.insert_drain`` writes ``(R(w with w[r] + sigma) - tau)^+`` into a second
+buffer as selects over ``w[i]`` and ``w[i+1]``; the drivers of the kernels in
+``recursions.maps.RANKED`` use it at 2 to 16 servers. It must give the numbers of the naive
+twin's join (``sorted``) and drain exactly, ties and idle servers included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import recursions as rc
+from recursions import _engine, drivers, maps
+
+from . import naive
+
+
+def _case(values, r, sigma, tau):
+    w = np.sort(np.asarray(values, dtype=np.float64))
+    r = min(r, w.size - 1)
+    out = np.empty_like(w)
+    _engine.insert_drain(w, out, r, w[r] + sigma, tau)
+    v, _ = naive._join(w, r, sigma)
+    return out, np.asarray(naive._drain(v, tau))
+
+
+# values on a coarse grid, so that ties, zeros and sigma = 0 are common
+coarse = st.integers(0, 6).map(lambda k: k / 2.0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(coarse, min_size=1, max_size=18), st.integers(0, 17), coarse, coarse)
+def test_insert_drain_is_the_join_then_the_drain(values, r, sigma, tau):
+    got, want = _case(values, r, sigma, tau)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_insert_drain_at_every_rank_of_random_vectors():
+    gen = np.random.default_rng(5)
+    for s in (1, 2, 3, 7, 16, 33):
+        for _ in range(50):
+            values = gen.exponential(1.0, s) * (gen.random(s) < 0.7)
+            for r in range(s):
+                got, want = _case(values, r, gen.exponential(), gen.exponential(0.3))
+                np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("servers", "expected"), [(1, False), (2, True), (16, True),
+                                                   (17, False)])
+def test_the_pass_is_used_from_2_to_16_servers_of_ranked_kernels(servers, expected):
+    assert drivers.uses_one_pass(maps.jsw, servers) is expected
+    assert drivers.uses_one_pass(maps.split, servers) is False  # its join is blockwise
+    assert drivers.uses_one_pass(maps.envelope, servers) is False
+
+
+def test_every_ranked_kernel_is_its_rank_join_then_the_drain():
+    # kernel(w, ...) == add_at_rank(w, 0, S, rank(w, u, params), sigma) + drain, rank -1 lost
+    from recursions.vectors import add_at_rank, drain
+
+    gen = np.random.default_rng(8)
+    params = {maps.jpsw: np.array([2.0]), maps.least_of_d: np.array([2.0])}
+    for kernel, rank in maps.RANKED.items():
+        par = params.get(kernel, np.zeros(1))
+        for _ in range(200):
+            w = np.sort(gen.exponential(1.0, 5) * (gen.random(5) < 0.6))
+            u = gen.random(1)
+            sigma, tau = gen.exponential(), gen.exponential(0.4)
+            a, b = w.copy(), w.copy()
+            found = kernel(a, sigma, tau, u, par)
+            r = rank(b, u, par)
+            if r < 0:
+                assert found == rc.LOST
+            else:
+                assert found == add_at_rank(b, 0, b.size, r, sigma)
+            drain(b, tau)
+            np.testing.assert_array_equal(a, b)
