@@ -244,12 +244,15 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 for i in range(s):
                     path[t, i] = cur[i]
         # the step; a drain-last kernel's drain adds up the next state's statistics
-        if PASS:
+        if PASS:  # the rank says whether the customer was lost: `found` is not tested
             r = RANK(cur, uk, params)
             if r < 0:
                 found = -1.0  # lost (LOST of recursions.codes)
                 if collect:
                     tot, busy = drain_total_busy(cur, ta)
+                    c[ARRIVALS] += 1.0
+                    c[LOST] += 1.0
+                    c[LOST_WORK] += sigma
                 else:
                     for i in range(s):
                         v = cur[i] - ta
@@ -260,6 +263,13 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 cur, spare = spare, cur
                 if collect:
                     tot, busy = total_busy(cur)
+                    c[ARRIVALS] += 1.0
+                    c[JOINED] += 1.0
+                    if found > 0.0:
+                        c[WAITED] += 1.0
+                        c[WAIT_SUM] += found
+                    if found_hist:
+                        hist[b, off + level_bin(grid, h, found)] += 1.0
         elif FUSED:
             found = JOIN(cur, sigma, uk, params)
             if collect:
@@ -272,7 +282,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             found = STEP(cur, sigma, ta, uk, params)
             if collect:
                 tot, busy = total_busy(cur)
-        if collect:
+        if collect and not PASS:
             c[ARRIVALS] += 1.0
             if found < 0.0:
                 c[LOST] += 1.0
