@@ -221,7 +221,7 @@ def main(quick: bool = False) -> Rows:
                 dense = rate(lambda s=system, i=inp, k=k: rc.simulate(s, i, steps=k, rng=1,
                                                                       engine="dense"), k)
             best = {"heap": 0.0, "floor": 0.0, "bare": 0.0}
-            for _ in range(2):  # alternate, so all three see the same machine load
+            for _ in range(3):  # alternate, so all three see the same machine load
                 for key, fn in (
                     ("heap", lambda s=system, i=inp, k=steps: rc.simulate(
                         s, i, steps=k, rng=1, grid=grid, engine="heap")),

@@ -141,6 +141,7 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     chosen = np.empty(max(d, 1), dtype=np.int64)
     b = 0
     next_start = 0
+    next_sample = idx + (-idx) % every  # the next idx with idx % every == 0 (no division)
     if collect:
         if by_time:
             b = min(int(elapsed * nbatch / horizon), nbatch - 1)
@@ -192,7 +193,8 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
                 eng.load_batch(acc, b, c)
             if e[hp[0]] > t:
                 c[eng.ALL_BUSY] += 1.0
-            if idx % every == 0:
+            if idx == next_sample:
+                next_sample += every
                 c[eng.SAMPLED] += 1.0
                 tot = 0.0
                 busy = 0
