@@ -40,7 +40,8 @@ from ._jit import jit as _project_jit
 from ._stats import N_STATS, empty_path
 from .codes import LawCode
 
-__all__ = ["ENGINE_SOURCES", "compiled_drivers", "heap_drivers", "warm"]
+__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "heap_drivers",
+           "uses_one_pass", "warm"]
 
 ENGINE_SOURCES = ("_engine.py", "_jit.py", "_stats.py", "codes.py", "maps.py", "vectors.py",
                   "dists/kernel.py")
