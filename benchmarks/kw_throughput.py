@@ -4,25 +4,30 @@ For M/M/S at load 0.9 and S = 1, 10, 100 this prints arrivals (steps) per second
 ``rc.simulate(rc.JSW(S), ...)`` (statistics, batch means and the default 33-level profile
 included) beside
 
-(a) a plain Python loop of the same map,
-(b) Ciw simulating the same FCFS M/M/S queue (customers per second),
+(a) a plain Python loop of the same map (timed once),
+(b) Ciw simulating the same FCFS M/M/S queue (customers per second, its best of three runs),
 (c) a minimal hand-written numba loop of the map with the statistics ``simulate`` keeps
-    (batches, waits, total workload and busy servers in the drain's own pass, the profile and
-    wait histograms), drawing inside the loop from the same Generators (the floor; its final
-    state, P(wait) and mean workload are checked equal to ``simulate``'s),
-(c') the same loop with join and drain in one branch-free pass (the same numbers, checked
-    likewise; faster at 2 to about 16 servers, where ``simulate`` uses that pass too),
+    (batches, waits, total workload and busy servers in a pass after the drain, the profile
+    and wait histograms), drawing inside the loop from the same Generators (the floor),
+(c') the same loop with join and drain in one branch-free pass (faster at 2 to about 16
+    servers, where ``simulate`` uses that pass too),
 (d) the insertion loop bare, no statistics (for reference),
 
-and the ratios ours / peer, all measured in this one run. It also prints the first-call time
-of a fresh process with a warm numba cache. The machine is shared and noisy: read the ratios,
-not the absolute numbers.
+and the ratios ours / peer, all measured in this one run (ours and the numba loops at their
+best of three alternating runs). Both floors are checked to compute ``simulate``'s numbers
+(final state, every per-batch sum, both histograms). It also prints the first-call time of a
+fresh process with a warm numba cache. The machine is shared and noisy: read the ratios, not
+the absolute numbers.
 
-A second table measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in
-JSW kernel as a user map, on drivers compiled for it) side by side with ``rc.JSW(S)`` on the
-same dense engine, in alternating runs of the same process (target: at least 0.7x), checks
-that their statistics are bit-identical, and times the Map's first call in a fresh process
-with an empty ``QUEUE_RECURSIONS_CACHE`` (compiling its drivers) and with the warm cache.
+A second table runs both floors and ``simulate`` at 2 to 64 servers: where the branch-free
+pass beats the insertion loop.
+
+A third measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in JSW
+kernel as a user map, on drivers compiled for it) and ``own_jsw``, the same map written
+separately as a user would, side by side with ``rc.JSW(S)`` on the same dense engine, in
+alternating runs of the same process (target: at least 0.7x), checks that their statistics
+are bit-identical, and times the Map's first call in a fresh process with an empty
+``QUEUE_RECURSIONS_CACHE`` (compiling its drivers) and with the warm cache.
 
 Run: ``python benchmarks/kw_throughput.py [--quick]``.
 """
@@ -42,6 +47,7 @@ from _tables import finish
 
 import recursions as rc
 from recursions.tables import Rows
+from recursions.vectors import add_at_rank, drain
 
 
 @numba.njit(cache=True)
@@ -69,8 +75,9 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
     """The floor: JSW by hand with in-loop draws and the statistics ``simulate`` keeps.
 
     Per batch (``nbatch`` equal batches of arrivals): arrivals, customers that waited, the
-    sum of waits, the total workload and busy servers seen by each arrival (added up in the
-    drain's own pass, four partial sums), arrivals finding all busy, and histograms of the
+    sum of waits, the total workload and busy servers seen by each arrival (added up in a
+    pass after the drain, four partial sums: faster than adding them up in the drain's own
+    loop, which the compiler does not vectorise), arrivals finding all busy, and histograms of the
     busy servers' workloads (every ``every``-th arrival) and of the waits on ``grid``. Draws
     from the same Generators as ``rc.simulate``'s streams, so its numbers can be checked.
     """
@@ -83,6 +90,7 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
     busy = 0
     b = 0
     nxt = -((-n) // nbatch)
+    due = 0
     for t in range(n):
         sigma = gs.standard_exponential()
         tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
@@ -94,7 +102,8 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
         acc[b, 4] += busy
         if busy == s:
             acc[b, 5] += 1.0
-        if t % every == 0:
+        if t == due:  # the next snapshot, as simulate keeps it (no division per arrival)
+            due += every
             acc[b, 6] += 1.0
             for i in range(s):
                 if w[i] > 0.0:
@@ -110,25 +119,20 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
             w[i] = w[i + 1]
             i += 1
         w[i] = x
-        a0 = 0.0
+        for j in range(s):  # the drain, a loop the compiler vectorises
+            v = w[j] - tau
+            w[j] = v if v > 0.0 else 0.0
+        a0 = 0.0  # then the statistics of the drained vector, four partial sums
         a1 = 0.0
         a2 = 0.0
         a3 = 0.0
         busy = 0
         j = 0
         while j + 4 <= s:
-            x0 = w[j] - tau
-            x1 = w[j + 1] - tau
-            x2 = w[j + 2] - tau
-            x3 = w[j + 3] - tau
-            x0 = x0 if x0 > 0.0 else 0.0
-            x1 = x1 if x1 > 0.0 else 0.0
-            x2 = x2 if x2 > 0.0 else 0.0
-            x3 = x3 if x3 > 0.0 else 0.0
-            w[j] = x0
-            w[j + 1] = x1
-            w[j + 2] = x2
-            w[j + 3] = x3
+            x0 = w[j]
+            x1 = w[j + 1]
+            x2 = w[j + 2]
+            x3 = w[j + 3]
             a0 += x0
             a1 += x1
             a2 += x2
@@ -136,9 +140,7 @@ def minimal_loop(s, lam, n, gs, gt, nbatch, grid, every):
             busy += (x0 > 0.0) + (x1 > 0.0) + (x2 > 0.0) + (x3 > 0.0)
             j += 4
         while j < s:
-            v = w[j] - tau
-            v = v if v > 0.0 else 0.0
-            w[j] = v
+            v = w[j]
             a0 += v
             busy += v > 0.0
             j += 1
@@ -168,6 +170,7 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
     busy = 0
     b = 0
     nxt = -((-n) // nbatch)
+    due = 0
     for t in range(n):
         sigma = gs.standard_exponential()
         tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
@@ -179,7 +182,8 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
         acc[b, 4] += busy
         if busy == s:
             acc[b, 5] += 1.0
-        if t % every == 0:
+        if t == due:  # the next snapshot, as simulate keeps it (no division per arrival)
+            due += every
             acc[b, 6] += 1.0
             for i in range(s):
                 if w[i] > 0.0:
@@ -233,17 +237,36 @@ def streams_of(seed):
     return rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]
 
 
+def _above(hist):
+    """Counts above each grid level, summed over batches, from bins of levels below."""
+    return np.cumsum(hist[:, ::-1], axis=1)[:, ::-1][:, 1:].sum(axis=0)
+
+
 def minimal_check(s, lam, n):
-    """Whether both floors' P(wait), sums and final state are those of ``rc.simulate``."""
+    """Whether both floors compute ``rc.simulate``'s numbers: state, sums and histograms.
+
+    Final state; per-batch sums of arrivals, waits, total wait, workload, busy servers and
+    arrivals finding all busy; the count of snapshots; the profile and wait histograms (as
+    counts above each level), all equal bit for bit.
+    """
     grid = np.linspace(0.0, 4.0, 33)
     res = rc.simulate(rc.JSW(s), rc.Poisson(lam, rc.dists.Exponential(1.0)), steps=n, rng=1,
-                      grid=grid, engine="dense")
+                      grid=grid, engine="dense", batches=32)
     same = True
     for loop in (minimal_loop, branch_free_loop):
-        acc, _, w = loop(s, lam, n, *streams_of(1), 32, grid, s)
-        same = same and bool(np.array_equal(w, res.final_state[0])
-                             and acc[:, 1].sum() / n == res.p_wait.value
-                             and acc[:, 3].sum() / n == res.mean_workload.value)
+        acc, hist, w = loop(s, lam, n, *streams_of(1), 32, grid, s)
+        g = grid.size + 1  # bins of each histogram: the profile's, then the waits'
+        prof = _above(hist[:, :g]) / (acc[:, 6].sum() * s)
+        waits = _above(hist[:, g:]) / n
+        same = same and bool(
+            np.array_equal(w, res.final_state[0])
+            and acc[:, 1].sum() / n == res.p_wait.value
+            and acc[:, 2].sum() / n == res.mean_wait.value
+            and acc[:, 3].sum() / n == res.mean_workload.value
+            and acc[:, 4].sum() / (n * s) == res.busy_fraction.value
+            and acc[:, 5].sum() / n == res.p_all_busy.value
+            and np.allclose(prof, res.profile(grid).value, rtol=1e-12, atol=0.0)
+            and np.allclose(waits, res.wait_sf(grid).value, rtol=1e-12, atol=0.0))
     return same
 
 
@@ -297,7 +320,7 @@ def first_call_seconds():
     return out[-1]
 
 
-def main(quick: bool = False) -> tuple[Rows, Rows]:
+def main(quick: bool = False) -> tuple[Rows, Rows, Rows]:
     n_fast = 400_000 if quick else 2_000_000
     n_py = 20_000 if quick else 100_000
     n_ciw = 5_000 if quick else 20_000
@@ -341,7 +364,44 @@ def main(quick: bool = False) -> tuple[Rows, Rows]:
                      "x_python": ours / py, "x_ciw": ours / cw, "x_floor": ours / floor,
                      "x_branch_free": ours / bfree, "x_bare": ours / bare,
                      "floor_same_numbers": bool(same)})
-    return finish(rows, ("servers",), "kw_throughput"), user_map_rows(n_fast)
+    return (finish(rows, ("servers",), "kw_throughput"), pass_sweep_rows(n_fast, grid),
+            user_map_rows(n_fast))
+
+
+def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
+    """Where the branch-free pass pays: both floors and ``simulate`` across server counts.
+
+    ``simulate``'s drawing drivers use the pass from 2 to ``ONE_PASS_SERVERS`` servers
+    (``recursions.drivers.uses_one_pass``); this table is the measurement behind that range.
+    """
+    from recursions.drivers import ONE_PASS_SERVERS
+
+    print(f"\nbranch-free pass against the insertion loop (simulate uses it at 2 to "
+          f"{ONE_PASS_SERVERS} servers), M/M/S at load 0.9")
+    print(f"{'S':>4} {'ours/s':>10} {'floor/s':>10} {'bfree/s':>10} {'bfree/floor':>11} "
+          f"{'x floor':>7} {'x bfree':>7}")
+    rows = []
+    for s in (2, 4, 8, 16, 24, 32, 64):
+        lam = 0.9 * s
+        inp = rc.Poisson(lam, rc.dists.Exponential(1.0))
+        best = {"ours": 0.0, "floor": 0.0, "bfree": 0.0}
+        for _ in range(3):
+            for key, fn in (
+                ("ours", lambda s=s, i=inp: rc.simulate(rc.JSW(s), i, steps=n, rng=1,
+                                                         engine="dense")),
+                ("floor", lambda s=s, lam=lam: minimal_loop(s, lam, n, *streams_of(1), 32,
+                                                            grid, s)),
+                ("bfree", lambda s=s, lam=lam: branch_free_loop(s, lam, n, *streams_of(1),
+                                                                 32, grid, s)),
+            ):
+                best[key] = max(best[key], best_rate(fn, n, repeat=1))
+        ours, floor, bfree = best["ours"], best["floor"], best["bfree"]
+        print(f"{s:>4} {ours:>10.3e} {floor:>10.3e} {bfree:>10.3e} {bfree / floor:>11.2f} "
+              f"{ours / floor:>7.2f} {ours / bfree:>7.2f}", flush=True)
+        rows.append({"servers": s, "ours_per_s": ours, "floor_per_s": floor,
+                     "branch_free_per_s": bfree, "branch_free_over_floor": bfree / floor,
+                     "x_floor": ours / floor, "x_branch_free": ours / bfree})
+    return finish(rows, ("servers",), "kw_pass_sweep")
 
 
 def map_first_call_seconds(cache: str) -> tuple[float, float]:
@@ -377,33 +437,54 @@ def bit_identical(a, b) -> bool:
                 and np.array_equal(a.final_state, b.final_state))
 
 
+@numba.njit(cache=True)
+def own_jsw(w, sigma, tau, u, params):
+    """JSW as a user writes it, with the sorted-vector helpers (no built-in kernel behind it)."""
+    found = add_at_rank(w, 0, w.size, 0, sigma)
+    drain(w, tau)
+    return found
+
+
 def user_map_rows(n: int, repeat: int = 3) -> Rows:
-    """The user map equal to rc.JSW against rc.JSW, same engine, alternating runs."""
+    """User maps against rc.JSW on the same engine, alternating runs.
+
+    ``rc.Map(rc.maps.jsw, ...)`` is the built-in kernel through the user's door: it gets the
+    built-in's drivers (the fused drain, the one-pass join at 2 to 16 servers). ``own_jsw``
+    is the same map written separately, as a user would: its drivers call it as a whole
+    step, with no fused drain and no one-pass join.
+    """
     with tempfile.TemporaryDirectory() as cache:
         cold = map_first_call_seconds(cache)
         warm = map_first_call_seconds(cache)
-    rc.Map(rc.maps.jsw, servers=1).step([0.0], 1.0, 1.0)  # compile or load here, not in the table
-    print("\nuser map equal to rc.JSW (rc.Map(rc.maps.jsw, ...)), dense engine for both")
+    for step in (rc.maps.jsw, own_jsw):  # compile or load here, not in the table
+        rc.Map(step, servers=1).step([0.0], 1.0, 1.0)
+    print("\nuser maps equal to rc.JSW, dense engine for all: rc.Map(rc.maps.jsw, ...) and a "
+          "separately written JSW step (own_jsw)")
     print(f"first call in a fresh process (rc.Map -> simulate 1000 steps; whole process): "
           f"empty cache {cold[0]:.2f} s ({cold[1]:.2f} s), warm cache {warm[0]:.2f} s "
           f"({warm[1]:.2f} s)")
-    print(f"{'S':>4} {'rc.JSW/s':>12} {'rc.Map/s':>12} {'Map/JSW':>8} {'bit-identical':>14}")
+    print(f"{'S':>4} {'rc.JSW/s':>12} {'rc.Map/s':>12} {'own/s':>12} {'Map/JSW':>8} "
+          f"{'own/JSW':>8} {'bit-identical':>14}")
     rows = []
     for s in (1, 10, 100):
         inp = rc.Poisson(0.9 * s, rc.dists.Exponential(1.0))
-        user, builtin = rc.Map(rc.maps.jsw, servers=s), rc.JSW(s)
-        best = {"map": 0.0, "jsw": 0.0}
+        systems = {"jsw": rc.JSW(s), "map": rc.Map(rc.maps.jsw, servers=s),
+                   "own": rc.Map(own_jsw, servers=s)}
+        best = dict.fromkeys(systems, 0.0)
         results = {}
-        for _ in range(repeat):  # alternate, so both see the same machine load
-            for key, system in (("jsw", builtin), ("map", user)):
+        for _ in range(repeat):  # alternate, so all see the same machine load
+            for key, system in systems.items():
                 t = time.perf_counter()
                 results[key] = rc.simulate(system, inp, steps=n, rng=1, engine="dense")
                 best[key] = max(best[key], n / (time.perf_counter() - t))
-        same = bit_identical(results["map"], results["jsw"])
-        print(f"{s:>4} {best['jsw']:>12.3e} {best['map']:>12.3e} "
-              f"{best['map'] / best['jsw']:>8.2f} {'yes' if same else 'NO':>14}")
+        same = (bit_identical(results["map"], results["jsw"])
+                and bit_identical(results["own"], results["jsw"]))
+        print(f"{s:>4} {best['jsw']:>12.3e} {best['map']:>12.3e} {best['own']:>12.3e} "
+              f"{best['map'] / best['jsw']:>8.2f} {best['own'] / best['jsw']:>8.2f} "
+              f"{'yes' if same else 'NO':>14}")
         rows.append({"servers": s, "jsw_per_s": best["jsw"], "map_per_s": best["map"],
-                     "map_over_jsw": best["map"] / best["jsw"], "bit_identical": bool(same),
+                     "own_per_s": best["own"], "map_over_jsw": best["map"] / best["jsw"],
+                     "own_over_jsw": best["own"] / best["jsw"], "bit_identical": bool(same),
                      "first_call_cold_s": cold[0], "first_call_warm_s": warm[0]})
     return finish(rows, ("servers",), "kw_user_map")
 

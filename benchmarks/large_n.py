@@ -77,6 +77,7 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
     t = 0.0
     b = 0
     nxt = -((-steps) // nbatch)
+    due = 0
     for k in range(steps):
         sigma = gs.standard_exponential()
         tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
@@ -85,7 +86,8 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
             nxt = -((-(b + 1) * steps) // nbatch)
         if E[heap[0]] > t:
             acc[b, 5] += 1.0
-        if k % every == 0:
+        if k == due:  # the next snapshot, as simulate keeps it (no division per arrival)
+            due += every
             acc[b, 6] += 1.0
             tot = 0.0
             busy = 0

@@ -1,17 +1,19 @@
 """The drivers that iterate a map, drawing inside the loop or from pre-drawn blocks: a template.
 
 Statistics are accumulated in the kernel per (replication, batch) so memory stays O(S) per
-replication (plus the batch table), unless a path is recorded. They are fused into the map's
-own pass over the vector: for a kernel that is a join followed by ``drain(w, tau)``
-(:data:`recursions.maps.DRAIN_LAST`, every built-in map of that form) the driver runs the
-join and drains the vector itself, adding up the drained vector's total workload and busy
-servers (the state the next customer sees) in that same loop; other kernels get one extra
-pass after their step. The drawing drivers of a kernel whose join adds at one rank
-(:data:`recursions.maps.RANKED`) at 2 to 16 servers are a copy with ``PASS`` set, which writes
-the joined and drained vector in one branch-free pass (:func:`insert_drain`) instead of the
-insertion loop. The per-batch sums live in registers and are written to the batch
-table when a batch ends, in the same order of additions as one addition per arrival, so the
-numbers do not depend on the chunking.
+replication (plus the batch table), unless a path is recorded. For a kernel that is a join
+followed by ``drain(w, tau)`` (:data:`recursions.maps.DRAIN_LAST`, every built-in map of
+that form) the driver runs the join and drains the vector itself; the total workload and
+busy servers of the drained vector (the state the next customer sees) are then added up in a
+second pass over it, :func:`total_busy` (a plain drain loop is vectorised by the compiler
+and the fused drain-and-sum loop was not: JSW with the fused form was measured 6-28% slower
+from 48 servers on, and at most 4% faster below). Other kernels get that pass after their
+whole step. The drawing drivers of a kernel whose join adds at one rank
+(:data:`recursions.maps.RANKED`) at 2 to :data:`recursions.drivers.ONE_PASS_SERVERS` servers
+are a further copy with ``PASS`` set: they write the joined and drained vector in one
+branch-free pass (:func:`insert_drain`) instead of the insertion loop and the drain. The
+per-batch sums are written to the batch table when a batch ends, in the same order of
+additions as one addition per arrival, so the numbers do not depend on the chunking.
 
 Two ways to get the innovations: :func:`run_draws` draws every customer's service and
 interarrival times from the input's own :class:`numpy.random.Generator` objects inside the
@@ -22,13 +24,15 @@ outside (any law, scipy's included). The two ways run on separate copies of this
 ``DRAW`` (whether the loop draws) and the two law codes ``SCODE`` and ``TCODE`` are
 compile-time constants of each copy, so a drawing loop holds only its laws' own samplers.
 
-Every driver reaches the map only through ``STEP(w, sigma, tau, u, params)``, the signature
-of every kernel in :mod:`recursions.maps` and of a user's :class:`recursions.Map` (and, when
-``FUSED``, through its join ``JOIN(w, sigma, u, params)``). This module is a template:
-:func:`recursions.drivers.compiled_drivers` compiles its source once per kernel with ``STEP``,
-``JOIN`` and ``FUSED`` bound for that kernel, and once more per pair of law codes drawn in the
-loop (and caches the result on disk), so built-in and user-written maps run the very same
-drivers. Importing it directly gives the block drivers of JSW.
+Every driver reaches the map through ``STEP(w, sigma, tau, u, params)``, the signature of
+every kernel in :mod:`recursions.maps` and of a user's :class:`recursions.Map`; a drain-last
+kernel also through its join ``JOIN(w, sigma, u, params)`` (``FUSED``), and a ranked one
+through its joined rank ``RANK(w, u, params)`` (``PASS``). This module is a template:
+:func:`recursions.drivers.compiled_drivers` compiles its source once per kernel with these
+bound, and once more per pair of law codes drawn in the loop and whether the one-pass join
+is on (and caches each on disk). A user's own step runs the same drivers as a whole step
+(``FUSED`` and ``PASS`` off); the built-in kernels given to :class:`recursions.Map` get
+their own joins. Importing this module directly gives the block drivers of JSW.
 """
 
 from __future__ import annotations
@@ -100,41 +104,11 @@ def total_busy(w):
 
 @jit(inline="always")
 def drain_total_busy(w, tau):
-    """``drain(w, tau)`` and, in the same pass, :func:`total_busy` of the drained vector."""
-    s = w.size
-    a0 = 0.0
-    a1 = 0.0
-    a2 = 0.0
-    a3 = 0.0
-    busy = 0
-    i = 0
-    while i + 4 <= s:
-        x0 = w[i] - tau
-        x1 = w[i + 1] - tau
-        x2 = w[i + 2] - tau
-        x3 = w[i + 3] - tau
-        x0 = x0 if x0 > 0.0 else 0.0
-        x1 = x1 if x1 > 0.0 else 0.0
-        x2 = x2 if x2 > 0.0 else 0.0
-        x3 = x3 if x3 > 0.0 else 0.0
-        w[i] = x0
-        w[i + 1] = x1
-        w[i + 2] = x2
-        w[i + 3] = x3
-        a0 += x0
-        a1 += x1
-        a2 += x2
-        a3 += x3
-        busy += (x0 > 0.0) + (x1 > 0.0) + (x2 > 0.0) + (x3 > 0.0)
-        i += 4
-    while i < s:
-        x = w[i] - tau
-        x = x if x > 0.0 else 0.0
-        w[i] = x
-        a0 += x
-        busy += x > 0.0
-        i += 1
-    return (a0 + a1) + (a2 + a3), busy
+    """``drain(w, tau)``, then :func:`total_busy` of the drained vector."""
+    for i in range(w.size):
+        v = w[i] - tau
+        w[i] = v if v > 0.0 else 0.0
+    return total_busy(w)
 
 
 @jit(inline="always")
@@ -142,8 +116,9 @@ def insert_drain(a, b, r, x, tau):
     """``b <- (a' - tau)^+``, ``a'`` the sorted ``a`` after ``a[r]`` is replaced by ``x``.
 
     ``a`` is sorted and ``x >= a[r]``, so ``a'`` is ``a`` with ``a[r+1..c]`` moved down one
-    place and ``x`` at ``c``: coordinate ``i >= r`` of ``a'`` is ``a[i+1]`` when that is below
-    ``x``, else ``x`` when ``i == r`` or ``a[i] < x``, else ``a[i]``. Written as selects over
+    place and ``x`` at ``c`` (``c`` is ``r`` plus the number of ``j > r`` with
+    ``a[j] < x``): coordinate ``i >= r`` of ``a'`` is ``a[i+1]`` when that is below ``x``,
+    else ``x`` when ``i == r`` or ``a[i] < x``, else ``a[i]``. Written as selects over
     ``a[i]`` and ``a[i+1]`` into another buffer, the pass has no branch whose outcome depends
     on the data (the insertion loop's exit, mispredicted about once per arrival, is a third
     of the step at ten servers). The values are those of
@@ -248,7 +223,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             r = RANK(cur, uk, params)
             if r < 0:
                 found = -1.0  # lost (LOST of recursions.codes)
-                if collect:
+                if collect:  # always, as PASS copies draw in the loop (`else` never runs)
                     tot, busy = drain_total_busy(cur, ta)
                     c[ARRIVALS] += 1.0
                     c[LOST] += 1.0

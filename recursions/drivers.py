@@ -4,16 +4,20 @@ A kernel is a numba function ``step(w, sigma, tau, u, params) -> found`` (every 
 :mod:`recursions.maps`, or a user's :class:`recursions.Map`). :func:`compiled_drivers`
 compiles the template's source once per kernel with ``STEP`` bound to it (and, for the
 drain-last kernels of :data:`recursions.maps.DRAIN_LAST`, ``JOIN`` to its join, so the
-statistics are added up in the drain's own pass); so adding a built-in map is one kernel and
-one class, and a user's map runs the very drivers of the built-ins. The drivers that draw
-inside the loop (``run_draws``) are a further copy per pair of law codes, with the codes and
-``DRAW`` as constants (``compiled_drivers(step, laws)``), as is the heap engine's
-(:func:`heap_drivers`); each is compiled on first use.
+driver drains the vector itself); so adding a built-in map is one kernel and one class, and
+a user's map runs the same drivers as a whole step. The drivers that draw inside the loop
+(``run_draws``) are a further copy per pair of law codes, with the codes and ``DRAW`` as
+constants (``compiled_drivers(step, laws)``), and for the kernels of
+:data:`recursions.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS` servers one more, with
+``RANK`` bound and ``PASS`` on, which joins and drains in one branch-free pass
+(:func:`uses_one_pass`); the heap engine's are a copy per pair of law codes
+(:func:`heap_drivers`). Each is compiled on first use.
 
 When the kernel is a module-level function whose source file can be read, the compiled source
 is written to a file named by a hash of the engine's own sources (:data:`ENGINE_SOURCES`:
 every file of :mod:`recursions` the drivers compile in), the kernel's source file, the package
-and numba versions and the jit options (``$QUEUE_RECURSIONS_CACHE``, default
+and numba versions, the jit options, the law codes and the one-pass flag
+(``$QUEUE_RECURSIONS_CACHE``, default
 ``~/.cache/queue-recursions``), and compiled with numba's on-disk cache, so later processes
 load it, and an edited kernel or engine gets a new file. Helpers imported from a user's *other*
 files are not part of the hash (as with numba's own cache): after editing those, clear the

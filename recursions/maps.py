@@ -23,8 +23,10 @@ redundancy (c.o.c.)    ``w'_i = min(w_i + xi_i, max(w_i, T))`` on d ranks       
 Every kernel has the signature of a user's map (:class:`recursions.Map`),
 ``step(w, sigma, tau, u, params) -> found``, so ``rc.Map(rc.maps.jsw, servers=S)`` is the
 built-in JSW through the user's door: each system names its kernel (``System.kernel``) and
-:mod:`recursions.drivers` compiles the drivers for it. The sorted-vector helpers are in
-:mod:`recursions.vectors`.
+:mod:`recursions.drivers` compiles the drivers for it. Two registries tell the drivers more
+about the built-ins: :data:`DRAIN_LAST` (the kernels that are a join then ``drain``, with
+their join) and :data:`RANKED` (those whose join adds at one rank, with that rank). The
+sorted-vector helpers are in :mod:`recursions.vectors`.
 """
 
 from __future__ import annotations
@@ -344,8 +346,9 @@ RANKED = {
 """Drain-last kernels whose join adds ``sigma`` at one rank of the whole sorted vector.
 
 ``rank(w, u, params)`` is that rank (``-1`` for a lost customer), so the join is
-``add_at_rank(w, 0, S, rank, sigma)``. For these, the drivers compiled for a few servers
-write the joined and drained vector in one branch-free pass into a second buffer
-(:func:`recursions._engine.insert_drain`): the same numbers as the join's insertion loop
-followed by the drain, without the loop's unpredictable exit.
+``add_at_rank(w, 0, S, rank, sigma)``. For these, the drivers that draw inside the loop, at 2
+to :data:`recursions.drivers.ONE_PASS_SERVERS` servers, write the joined and drained vector
+in one branch-free pass into a second buffer (:func:`recursions._engine.insert_drain`): the
+same numbers as the join's insertion loop followed by the drain, without the loop's
+unpredictable exit.
 """

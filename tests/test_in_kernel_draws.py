@@ -60,9 +60,11 @@ def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
         b = rc.simulate(system, inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
-                 "p_loss"):
+                 "p_loss", "overflow_work"):
         assert getattr(a, name) == getattr(b, name), name
     np.testing.assert_array_equal(a.profile(a.grid).value, b.profile(b.grid).value)
+    if a._fprof is not None or b._fprof is not None:  # what customers found, histogrammed
+        np.testing.assert_array_equal(a.wait_sf(a.grid).value, b.wait_sf(b.grid).value)
     if a.path is not None:
         np.testing.assert_array_equal(a.path, b.path)
 
@@ -93,11 +95,16 @@ def test_a_time_horizon_run_warms_up_for_all_its_warmup_arrivals():
 def test_in_kernel_runs_split_into_calls_give_the_same_numbers(replications, monkeypatch):
     # a long run is cut into calls of at most MAX_CALL arrivals (so that Ctrl-C is honoured
     # between them); the split must not change a number
+    # (profile_every=7 does not divide the call length: the snapshots' offset carries over)
     inp = rc.Poisson(2.5, D.Exponential(1.0))
-    kw = {"steps": 20_000, "warmup": 7_000, "rng": 5, "replications": replications}
+    kw = {"steps": 20_000, "warmup": 7_000, "rng": 5, "replications": replications,
+          "profile_every": 7, "grid": np.linspace(0.0, 4.0, 9)}
     a = rc.simulate(rc.JSW(3), inp, **kw)
     monkeypatch.setattr(sim, "MAX_CALL", 999)
     b = rc.simulate(rc.JSW(3), inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction"):
         assert getattr(a, name) == getattr(b, name), name
+    np.testing.assert_array_equal(a._den, b._den)
+    np.testing.assert_array_equal(a._prof, b._prof)
+    np.testing.assert_array_equal(a.wait_sf(a.grid).value, b.wait_sf(b.grid).value)
