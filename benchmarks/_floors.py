@@ -16,7 +16,7 @@ def level_bin(grid, h, x):
     ng = grid.size
     if x <= grid[0]:
         return 0
-    j = min(max(int(np.ceil((x - grid[0]) / h)), 0), ng)
+    j = min(max(int(np.ceil((x - grid[0]) * (1.0 / h))), 0), ng)  # as the library's
     while j > 0 and grid[j - 1] >= x:
         j -= 1
     while j < ng and grid[j] < x:

@@ -30,7 +30,7 @@ def level_bin(grid, h, x):
     if ng == 0 or x <= grid[0]:
         return 0
     if h > 0.0:
-        j = int(np.ceil((x - grid[0]) / h))
+        j = int(np.ceil((x - grid[0]) * (1.0 / h)))  # 1 / h is hoisted out of a caller's loop
         j = min(max(j, 0), ng)
     else:
         lo, hi = 0, ng
