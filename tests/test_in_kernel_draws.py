@@ -108,3 +108,33 @@ def test_in_kernel_runs_split_into_calls_give_the_same_numbers(replications, mon
     np.testing.assert_array_equal(a._den, b._den)
     np.testing.assert_array_equal(a._prof, b._prof)
     np.testing.assert_array_equal(a.wait_sf(a.grid).value, b.wait_sf(b.grid).value)
+
+
+@pytest.mark.parametrize("system", [rc.JSW(3), rc.JSW(20), rc.JIQ(5)], ids=repr)
+def test_a_recorded_run_draws_in_blocks_and_gives_the_numbers_of_an_unrecorded_one(system):
+    # the drawing loops hold no path-recording code: record=True runs the block drivers, on
+    # the blocks the same generators draw, so every statistic is the one drawn in the loop
+    inp = rc.Poisson(0.8 * system.servers, D.Exponential(1.0))
+    kw = {"steps": 3000, "warmup": 200, "rng": 4, "engine": "dense"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        a = rc.simulate(system, inp, record=True, **kw)
+        b = rc.simulate(system, inp, **kw)
+    np.testing.assert_array_equal(a.final_state, b.final_state)
+    for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy"):
+        assert getattr(a, name) == getattr(b, name), name
+    np.testing.assert_array_equal(a.profile(a.grid).value, b.profile(b.grid).value)
+    assert a.path.shape == (1, 3000, system.servers) and b.path is None
+
+
+def test_the_drawing_loop_refuses_to_record():
+    from recursions.drivers import compiled_drivers
+
+    code = int(rc.codes.LawCode.EXPONENTIAL)
+    mod, _ = compiled_drivers(rc.maps.jsw, (code, code), 3)
+    gen = np.random.default_rng(0)
+    one = np.ones(1)
+    with pytest.raises(ValueError, match="records no path"):
+        mod.run_draws(np.zeros(0), np.zeros(3), gen, code, one, gen, code, one, gen, 0, 10,
+                      True, 0, 10, 1, np.zeros(0), 0.0, 3, np.zeros((1, 10)), np.zeros((1, 1)),
+                      np.zeros((10, 3)))

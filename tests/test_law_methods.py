@@ -39,7 +39,7 @@ from recursions.dists import (
     Uniform,
     as_law,
 )
-from recursions.dists.kernel import draw, draw_one
+from recursions.dists.kernel import draw, draw_one, draw_one_p0
 
 Z = 4.5
 N = 40_000
@@ -464,6 +464,10 @@ def test_kernel_draws_are_sample_bit_for_bit(key, n):
     np.testing.assert_array_equal(one, np.array([law.sample(g_ref1, 1)[0] for _ in range(n)]))
     if key not in ELEMENTWISE:
         np.testing.assert_array_equal(one, ref)
+    # with params[0] passed in, as the drawing loops do: the same numbers
+    g_p0 = np.random.default_rng(seed)
+    p0 = np.array([draw_one_p0(code, params[0], params, g_p0) for _ in range(n)])
+    np.testing.assert_array_equal(p0, one)
 
 
 def test_kernel_sampler_inside_a_users_kernel():

@@ -544,7 +544,8 @@ res = rc.simulate(m, rc.Poisson(1.2, rc.dists.Exponential(1.0)), steps=2000, rng
 mod, how = compiled_drivers(userstep.step)
 drawing, _ = compiled_drivers(userstep.step, (1, 1))  # the drivers for two exponential laws
 fns = [mod.run_chunk_parallel, mod.run_path, mod.step_once, mod.apply_rows,
-       mod.couple_chunk, drawing.run_draws]  # the compiled drivers (run_chunk is a wrapper)
+       mod.couple_chunk, drawing.advance]  # the compiled drivers (run_chunk and run_draws
+       # are wrappers)
 print(json.dumps({"how": how, "p_wait": res.p_wait.value,
                   "hits": sum(sum(f.stats.cache_hits.values()) for f in fns),
                   "misses": sum(sum(f.stats.cache_misses.values()) for f in fns)}))
