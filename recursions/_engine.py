@@ -57,7 +57,7 @@ from ._stats import (
     load_batch,
     store_batch,
 )
-from .dists.kernel import draw_one_p0
+from .dists.kernel import draw_one, draw_one_p0
 from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds each map's own
 from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map's own
 from .maps import jsw_joined_rank as RANK  # its joined rank; compiled_drivers binds it
@@ -144,7 +144,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
     With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag cost a
-    tenth of the loop's time) the service times are ``draw_one(SCODE, spar, gs)`` (as
+    tenth of the loop's time) the service times are ``draw_one(SCODE, spar, gs)`` (or
     :func:`~recursions.dists.kernel.draw_one_p0`), the interarrival times
     ``draw_one(TCODE, tpar, gt)`` and the ``m`` routing uniforms
     ``gu.random()`` each, customer after customer (the numbers of ``law.sample(gs, n)``,
@@ -182,18 +182,25 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
     next_ta = 0.0
-    sp0 = spar[0] if spar.size > 0 else 0.0  # read once (draw_one_p0)
+    # the one-pass copies read the laws' first parameters once (draw_one_p0: 2-4% at 10
+    # servers); the others read them at each draw: holding them in registers through the
+    # loop made JSW 9% slower at 100 servers and 3% at 48 (measured)
+    sp0 = spar[0] if spar.size > 0 else 0.0
     tp0 = tpar[0] if tpar.size > 0 else 0.0
-    if DRAW and n > 0:
-        next_sigma = draw_one_p0(SCODE, sp0, spar, gs)  # constants: only the law's branch
-        next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+    if DRAW and n > 0:  # the law codes are constants: only the law's own branch exists
+        next_sigma = draw_one_p0(SCODE, sp0, spar, gs) if PASS else draw_one(SCODE, spar, gs)
+        next_ta = draw_one_p0(TCODE, tp0, tpar, gt) if PASS else draw_one(TCODE, tpar, gt)
     for k in range(n):
         if DRAW:
             sigma = next_sigma
             ta = next_ta
             if k + 1 < n:
-                next_sigma = draw_one_p0(SCODE, sp0, spar, gs)
-                next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+                if PASS:
+                    next_sigma = draw_one_p0(SCODE, sp0, spar, gs)
+                    next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+                else:
+                    next_sigma = draw_one(SCODE, spar, gs)
+                    next_ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u

@@ -80,8 +80,8 @@ def _uncached_jit(fn: Any = None, *, parallel: bool = False, inline: str = "neve
 _TEMPLATE_EDITS = (  # (line in recursions/_engine.py, what the compiled copy has instead)
     ("from ._jit import jit\n", ""),  # `jit` is bound by _load (cached, uncached or Python)
     ("from ._stats import (\n", "from recursions._stats import (\n"),
-    ("from .dists.kernel import draw_one_p0\n",
-     "from recursions.dists.kernel import draw_one_p0\n"),
+    ("from .dists.kernel import draw_one, draw_one_p0\n",
+     "from recursions.dists.kernel import draw_one, draw_one_p0\n"),
     ("from .maps import jsw as STEP  # the template's kernel; compiled_drivers binds each "
      "map's own\n", ""),  # `STEP`, `JOIN`, `RANK` and the flags are bound by _load
     ("from .maps import jsw_join as JOIN  # its join; compiled_drivers binds each map's own\n",
@@ -326,8 +326,7 @@ _HEAP_EDITS = (  # (line in recursions/heap.py, what the compiled copy has inste
     ("from . import maps\n", "from recursions import maps\n"),
     ("from ._jit import jit\n", ""),
     ("from .codes import HeapPolicy\n", "from recursions.codes import HeapPolicy\n"),
-    ("from .dists.kernel import draw_one_p0\n",
-     "from recursions.dists.kernel import draw_one_p0\n"),
+    ("from .dists.kernel import draw_one\n", "from recursions.dists.kernel import draw_one\n"),
     ("DRAW = False  # whether heap_steps draws inside the loop; bound by recursions.drivers\n",
      ""),
     ("SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.drivers\n",

@@ -26,7 +26,7 @@ from . import _stats as eng
 from . import maps
 from ._jit import jit
 from .codes import HeapPolicy
-from .dists.kernel import draw_one_p0
+from .dists.kernel import draw_one
 
 JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
@@ -155,11 +155,9 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     ahead = DRAW and not by_time
     next_sigma = 0.0
     next_ta = 0.0
-    sp0 = spar[0] if spar.size > 0 else 0.0  # read once (draw_one_p0)
-    tp0 = tpar[0] if tpar.size > 0 else 0.0
     if ahead and nk > 0:
-        next_sigma = draw_one_p0(SCODE, sp0, spar, gs)  # constants: only the law's branch
-        next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+        next_sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
+        next_ta = draw_one(TCODE, tpar, gt)
     for k in range(nk):
         if by_time and elapsed >= horizon:
             break
@@ -167,14 +165,14 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
             sigma = next_sigma
             ta = next_ta
             if k + 1 < nk:
-                next_sigma = draw_one_p0(SCODE, sp0, spar, gs)
-                next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+                next_sigma = draw_one(SCODE, spar, gs)
+                next_ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
         elif DRAW:
-            sigma = draw_one_p0(SCODE, sp0, spar, gs)
-            ta = draw_one_p0(TCODE, tp0, tpar, gt)
+            sigma = draw_one(SCODE, spar, gs)
+            ta = draw_one(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
