@@ -125,16 +125,17 @@ def insert_drain(a, b, r, x, tau):
     :func:`recursions.vectors.add_at_rank` followed by :func:`recursions.vectors.drain`.
     """
     s = a.size
-    for i in range(s - 1):
+    for i in range(r):  # below the rank: the drain alone (a separate loop: with a select on
+        v = a[i] - tau  # i < r in the one loop, JSW's step was 4-8% slower at 4 to 16 servers)
+        b[i] = v if v > 0.0 else 0.0
+    for i in range(r, s - 1):
         o = a[i]
         nx = a[i + 1]
-        v = nx if nx < x else (x if (i == r) | (o < x) else o)
-        v = (o if i < r else v) - tau
+        v = (nx if nx < x else (x if (i == r) | (o < x) else o)) - tau
         b[i] = v if v > 0.0 else 0.0
     i = s - 1
     o = a[i]
-    v = x if (i == r) | (o < x) else o
-    v = (o if i < r else v) - tau
+    v = (x if (i == r) | (o < x) else o) - tau
     b[i] = v if v > 0.0 else 0.0
 
 

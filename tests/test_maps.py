@@ -212,6 +212,7 @@ def test_engine_statistics_equal_naive_run(system, grid):
 
 @given(x=st.one_of(st.floats(0.0, 10.0), st.sampled_from([0.0, 0.1, 0.3, 0.7, 2.1, 10.0])))
 def test_level_bin_is_searchsorted(x):
-    for grid in (np.linspace(0.0, 2.1, 22), np.array([0.0, 0.3, 0.7, 5.0])):
+    for grid in (np.linspace(0.0, 2.1, 22), np.array([0.0, 0.3, 0.7, 5.0]), np.zeros(0),
+                 np.array([0.7]), np.linspace(0.3, 0.9, 2)):
         h = eng.uniform_step(grid)
         assert eng.level_bin(grid, h, x) == np.searchsorted(grid, x, side="left")
