@@ -10,8 +10,8 @@ included) beside
     (batches, waits, total workload and busy servers in a pass after the drain, the profile
     and wait histograms), drawing inside the loop from the same Generators (the floor),
 (c') the same loop with join and drain in one branch-free pass and the next customer's
-    times drawn a step ahead (faster at 2 to about 16 servers, where ``simulate`` does both
-    too),
+    times drawn a step ahead (faster than the insertion loop at 2 to about 40 servers;
+    ``simulate`` does both at 2 to 32),
 (d) the insertion loop bare, no statistics (for reference),
 
 and the ratios ours / peer, all measured in this one run (ours and the numba loops at their
@@ -159,8 +159,8 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
     written as selects into a second buffer (then the 4-lane sums in a second pass), and
     the next customer's times are drawn a step ahead, as ``simulate`` does (which made the
     insertion floor 7% slower at one server, so that one draws as it goes). Faster
-    than the insertion loop from 2 to about 16 servers, slower beyond: ``simulate``'s drawing
-    drivers use the same pass at 2 to 16 servers (``recursions.drivers.uses_one_pass``), so
+    than the insertion loop from 2 to about 40 servers, slower beyond: ``simulate``'s drawing
+    drivers use the same pass at 2 to 32 servers (``recursions.drivers.uses_one_pass``), so
     this is the floor to read at S = 10.
     """
     w = np.zeros(s)
@@ -174,7 +174,7 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
     b = 0
     nxt = -((-n) // nbatch)
     due = 0
-    # a step ahead, as simulate draws (1-1.6% faster at 4 to 16 servers, measured)
+    # a step ahead, as simulate draws (1-1.6% faster at 4-16 servers, measured)
     next_sigma = gs.standard_exponential()
     next_tau = gt.standard_exponential() * (1.0 / lam)  # as Exponential(rate=lam) draws
     for t in range(n):
@@ -390,7 +390,7 @@ def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
     print(f"{'S':>4} {'ours/s':>10} {'floor/s':>10} {'bfree/s':>10} {'bfree/floor':>11} "
           f"{'x floor':>7} {'x bfree':>7}")
     rows = []
-    for s in (2, 4, 8, 16, 24, 32, 64):
+    for s in (2, 4, 8, 16, 24, 32, 40, 48, 64):
         lam = 0.9 * s
         inp = rc.Poisson(lam, rc.dists.Exponential(1.0))
         best = {"ours": 0.0, "floor": 0.0, "bfree": 0.0}
@@ -458,7 +458,7 @@ def user_map_rows(n: int, repeat: int = 3) -> Rows:
     """User maps against rc.JSW on the same engine, alternating runs.
 
     ``rc.Map(rc.maps.jsw, ...)`` is the built-in kernel through the user's door: it gets the
-    built-in's drivers (the fused drain, the one-pass join at 2 to 16 servers). ``own_jsw``
+    built-in's drivers (the fused drain, the one-pass join at 2 to 32 servers). ``own_jsw``
     is the same map written separately, as a user would: its drivers call it as a whole
     step, with no fused drain and no one-pass join.
     """

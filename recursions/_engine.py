@@ -126,7 +126,7 @@ def insert_drain(a, b, r, x, tau):
     """
     s = a.size
     for i in range(r):  # below the rank: the drain alone (a separate loop: with a select on
-        v = a[i] - tau  # i < r in the one loop, JSW's step was 4-8% slower at 4 to 16 servers)
+        v = a[i] - tau  # i < r in the one loop, JSW's step was 4-8% slower at 4-16 servers)
         b[i] = v if v > 0.0 else 0.0
     for i in range(r, s - 1):
         o = a[i]

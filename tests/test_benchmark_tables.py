@@ -48,7 +48,7 @@ def test_every_benchmark_returns_its_table(script):
 def test_throughput_floors_compute_simulates_numbers(monkeypatch):
     # the speed ratios mean something only if both floors compute simulate's very statistics:
     # final state, P(wait) and mean workload equal bit for bit, at 1, 3 (no full 4-lane
-    # block), 10 and 16 servers (the branch-free pass's range)
+    # block), 10 and 16 servers (inside the branch-free pass's range)
     monkeypatch.syspath_prepend(str(BENCH))
     spec = importlib.util.spec_from_file_location("_bench_kw", BENCH / "kw_throughput.py")
     mod = importlib.util.module_from_spec(spec)

@@ -28,12 +28,12 @@ CASES = [
     (rc.Envelope(rc.JpSW(3, 1)), rc.Renewal(D.Erlang(2, rate=1.0), D.Exponential(1.0)), {}),
     (rc.Map(rc.maps.least_of_d, servers=4, uniforms=1, params=[2.0], monotone=True),
      rc.Poisson(3.0, D.Lomax(3.0, mean=1.0)), {}),
-    # the drivers of a ranked kernel at 2 to 16 servers join in one branch-free pass: at the
+    # the drivers of a ranked kernel at 2 to 32 servers join in one branch-free pass: at the
     # edges of that range and just outside, for ranks 0, p and random
     (rc.JSW(1), rc.Poisson(0.8, D.Exponential(1.0)), {}),
     (rc.JSW(2), rc.Poisson(1.6, D.Deterministic(1.0)), {}),
-    (rc.JSW(16), rc.Poisson(14.0, D.Exponential(1.0)), {"engine": "dense"}),
-    (rc.JSW(17), rc.Poisson(15.0, D.Exponential(1.0)), {"engine": "dense"}),
+    (rc.JSW(32), rc.Poisson(28.0, D.Exponential(1.0)), {"engine": "dense"}),
+    (rc.JSW(33), rc.Poisson(29.0, D.Exponential(1.0)), {"engine": "dense"}),
     (rc.JpSW(5, 2), rc.Poisson(2.5, D.Exponential(1.0)), {"replications": 2}),
     (rc.RandomRouting(6), rc.Poisson(3.0, D.Exponential(1.0)), {}),
     (rc.JSW(40), rc.Poisson(30.0, D.Erlang(2, rate=2.0)), {"engine": "heap"}),

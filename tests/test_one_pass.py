@@ -2,7 +2,7 @@
 
 ``recursions._engine.insert_drain`` writes ``(R(w with w[r] + sigma) - tau)^+`` into a second
 buffer as selects over ``w[i]`` and ``w[i+1]``; the drivers of the kernels in
-``recursions.maps.RANKED`` use it at 2 to 16 servers. It must give the numbers of the naive
+``recursions.maps.RANKED`` use it at 2 to 32 servers. It must give the numbers of the naive
 twin's join (``sorted``) and drain exactly, ties and idle servers included.
 """
 
@@ -49,9 +49,9 @@ def test_insert_drain_at_every_rank_of_random_vectors():
                 np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize(("servers", "expected"), [(1, False), (2, True), (16, True),
-                                                   (17, False)])
-def test_the_pass_is_used_from_2_to_16_servers_of_ranked_kernels(servers, expected):
+@pytest.mark.parametrize(("servers", "expected"), [(1, False), (2, True), (32, True),
+                                                   (33, False)])
+def test_the_pass_is_used_from_2_to_32_servers_of_ranked_kernels(servers, expected):
     assert drivers.uses_one_pass(maps.jsw, servers) is expected
     assert drivers.uses_one_pass(maps.split, servers) is False  # its join is blockwise
     assert drivers.uses_one_pass(maps.envelope, servers) is False

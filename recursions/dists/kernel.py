@@ -141,7 +141,7 @@ def draw_one_p0(code, p0, params, gen):
     other arrays might have changed it. Together with recording paths only in the block
     drivers, hoisting it gained 2-4% of JSW's step at 1 to 16 servers, but cost 9% at 100
     servers, where the loops over the servers needed the register (measured): the one-pass
-    drivers (2 to 16 servers) use it.
+    drivers (2 to ``recursions.drivers.ONE_PASS_SERVERS`` servers) use it.
 
     Parameters
     ----------
