@@ -13,8 +13,8 @@ included) beside
     are checked equal to ``simulate``'s),
 (c) the same heap loop bare, no statistics, on numba's legacy generator (for reference),
 
-and the ratios, all measured side by side in this one run (alternating). Memory of the heap
-engine: three arrays of n numbers.
+and the ratios, all measured side by side in this one run (best of five alternating runs in
+full mode, three with ``--quick``). Memory of the heap engine: three arrays of n numbers.
 
 Run: ``python benchmarks/large_n.py [--quick]``.
 """
@@ -223,7 +223,7 @@ def main(quick: bool = False) -> Rows:
                 dense = rate(lambda s=system, i=inp, k=k: rc.simulate(s, i, steps=k, rng=1,
                                                                       engine="dense"), k)
             best = {"heap": 0.0, "floor": 0.0, "bare": 0.0}
-            for _ in range(3):  # alternate, so all three see the same machine load
+            for _ in range(3 if quick else 5):  # alternate: all three see the same load
                 for key, fn in (
                     ("heap", lambda s=system, i=inp, k=steps: rc.simulate(
                         s, i, steps=k, rng=1, grid=grid, engine="heap")),
