@@ -21,9 +21,10 @@ fresh process with a warm numba cache. The machine is shared and noisy: read the
 the absolute numbers.
 
 A second table runs both floors and ``simulate`` at 2 to 64 servers: where the branch-free
-pass beats the insertion loop.
+pass beats the insertion loop; a third runs ``simulate`` itself on its one-pass and its
+insertion copy, which sets the range where ``simulate`` uses the pass.
 
-A third measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in JSW
+A fourth measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in JSW
 kernel as a user map, on drivers compiled for it) and ``own_jsw``, the same map written
 separately as a user would, side by side with ``rc.JSW(S)`` on the same dense engine, in
 alternating runs of the same process (target: at least 0.7x), checks that their statistics
@@ -329,7 +330,7 @@ def first_call_seconds():
     return out[-1]
 
 
-def main(quick: bool = False) -> tuple[Rows, Rows, Rows]:
+def main(quick: bool = False) -> tuple[Rows, Rows, Rows, Rows]:
     n_fast = 400_000 if quick else 2_000_000
     n_py = 20_000 if quick else 100_000
     n_ciw = 5_000 if quick else 20_000
@@ -374,14 +375,15 @@ def main(quick: bool = False) -> tuple[Rows, Rows, Rows]:
                      "x_branch_free": ours / bfree, "x_bare": ours / bare,
                      "floor_same_numbers": bool(same)})
     return (finish(rows, ("servers",), "kw_throughput"), pass_sweep_rows(n_fast, grid),
-            user_map_rows(n_fast))
+            pass_range_rows(n_fast), user_map_rows(n_fast))
 
 
 def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
     """Where the branch-free pass pays: both floors and ``simulate`` across server counts.
 
     ``simulate``'s drawing drivers use the pass from 2 to ``ONE_PASS_SERVERS`` servers
-    (``recursions.drivers.uses_one_pass``); this table is the measurement behind that range.
+    (``recursions.drivers.uses_one_pass``); this table compares the floors, and
+    :func:`pass_range_rows` the two copies of ``simulate`` itself, which sets that range.
     """
     from recursions.drivers import ONE_PASS_SERVERS
 
@@ -411,6 +413,43 @@ def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
                      "branch_free_per_s": bfree, "branch_free_over_floor": bfree / floor,
                      "x_floor": ours / floor, "x_branch_free": ours / bfree})
     return finish(rows, ("servers",), "kw_pass_sweep")
+
+
+def pass_range_rows(n: int) -> Rows:
+    """Inside ``simulate``: the one-pass copy of JSW's drawing drivers against the insertion copy.
+
+    The same run on both copies (``recursions.drivers.ONE_PASS_SERVERS`` set above and below
+    the server count; the numbers are checked equal), alternating, best of three: the
+    measurement behind the range of ``uses_one_pass``.
+    """
+    from recursions import drivers
+
+    print(f"\none-pass copy against the insertion copy inside simulate (JSW; the range is 2 to "
+          f"{drivers.ONE_PASS_SERVERS})")
+    print(f"{'S':>4} {'one-pass/s':>11} {'insertion/s':>11} {'ratio':>6} {'same':>5}")
+    keep = drivers.ONE_PASS_SERVERS
+    rows = []
+    try:
+        for s in (8, 16, 20, 24, 32, 40, 48, 64):
+            inp = rc.Poisson(0.9 * s, rc.dists.Exponential(1.0))
+
+            def run(limit, s=s, inp=inp):
+                drivers.ONE_PASS_SERVERS = limit
+                return rc.simulate(rc.JSW(s), inp, steps=n, rng=1, engine="dense")
+
+            same = bit_identical(run(s), run(1))
+            best = {s: 0.0, 1: 0.0}
+            for _ in range(3):
+                for limit in best:
+                    best[limit] = max(best[limit], best_rate(lambda m=limit: run(m), n, 1))
+            one, ins = best[s], best[1]
+            print(f"{s:>4} {one:>11.3e} {ins:>11.3e} {one / ins:>6.2f} "
+                  f"{'yes' if same else 'NO':>5}", flush=True)
+            rows.append({"servers": s, "one_pass_per_s": one, "insertion_per_s": ins,
+                         "ratio": one / ins, "same_numbers": same})
+    finally:
+        drivers.ONE_PASS_SERVERS = keep
+    return finish(rows, ("servers",), "kw_pass_range")
 
 
 def map_first_call_seconds(cache: str) -> tuple[float, float]:

@@ -183,9 +183,10 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
     next_ta = 0.0
-    # the one-pass copies read the laws' first parameters once (draw_one_p0: 2-4% at 10
-    # servers); the others read them at each draw: holding them in registers through the
-    # loop made JSW 9% slower at 100 servers and 3% at 48 (measured)
+    # the one-pass copies read the laws' first parameters once (draw_one_p0; with no
+    # path-recording code in the drawing loops, 3-4% at 4 to 16 servers); the others read
+    # them at each draw: holding them through the loop made JSW 9% slower at 100 servers
+    # and 3% at 48 (measured)
     sp0 = spar[0] if spar.size > 0 else 0.0
     tp0 = tpar[0] if tpar.size > 0 else 0.0
     if DRAW and n > 0:  # the law codes are constants: only the law's own branch exists
@@ -292,8 +293,9 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
               nbatch, grid, h, every, acc, hist, path):
     """One replication ``w`` through ``n`` arrivals drawn inside the loop (:func:`advance`).
 
-    ``acc``, ``hist`` and ``path`` are this replication's rows (shapes ``(nbatch, N_STATS)``,
-    ``(nbatch, G)`` and ``(steps, S)`` or empty); the rest as in :func:`run_chunk`, except
+    ``acc`` and ``hist`` are this replication's rows (shapes ``(nbatch, N_STATS)`` and
+    ``(nbatch, G)``), ``path`` must be empty (the drawing loop records nothing: a recorded
+    run takes the blocks, :func:`run_chunk`); the rest as in :func:`run_chunk`, except
     that statistics are always collected (``collect`` is taken as true): a warm-up passes
     scratch tables. The run gives the numbers of :func:`run_chunk` on the blocks those
     generators would draw. The loop runs without the GIL, so replications can run in threads.

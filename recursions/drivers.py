@@ -194,10 +194,9 @@ def uses_one_pass(step: Any, servers: int) -> bool:
 
     True for the kernels of :data:`recursions.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS`
     servers, where the branch-free pass (:func:`recursions._engine.insert_drain`) beats the
-    insertion loop (measured for JSW against the insertion copy in the same process: 1.21x
-    at 20 servers, 1.17x at 24, 1.07x at 32, 1.03x at 40, 0.97x at 48, 0.88x at 64; see
-    also ``benchmarks/kw_throughput.py``); beyond, reading every coordinate twice costs more
-    than the mispredicted exit. It is a compile-time constant of
+    insertion loop (measured for JSW, inside ``simulate``, against the insertion copy:
+    ``benchmarks/kw_throughput.py``, table ``kw_pass_range``); beyond, reading every
+    coordinate twice costs more than the mispredicted exit. It is a compile-time constant of
     its own copy of the drivers: chosen at run time inside the loop, it made the loop twice
     as slow.
     """

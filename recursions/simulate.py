@@ -81,7 +81,8 @@ def simulate(
         Seed (``None``: fresh OS entropy, not reproducible).
     record : bool, default False
         Keep the state seen by every measured arrival (dense engine; memory
-        ``replications * steps * S``).
+        ``replications * steps * S``). A recorded run draws in blocks outside the loop (the
+        same numbers as the loop's own draws, a little slower).
     w0 : array_like, optional
         Initial workload vector (non-negative; sorted for the dense engine) for every
         replication, or one row per replication (shape ``(replications, S)``). Default: empty.
@@ -223,7 +224,8 @@ def simulate(
     from .drivers import _is_dispatcher
 
     # a recorded path comes from the block drivers (the same numbers): the drawing loops hold
-    # no path-recording code, which cost them 1-3% per arrival (measured at 4 to 16 servers)
+    # no path-recording code, which cost them 1-3% per arrival (measured alone at 4 to 16
+    # servers)
     in_kernel = KERNEL_DRAWS and laws is not None and not record and (
         policy != hp.REDUNDANCY if use_heap
         else type(system).innovations is System.innovations and _is_dispatcher(system.kernel))
@@ -304,8 +306,7 @@ def simulate(
         else:
             law_drivers.run_draws(params, W[r], gs, scode, spar, gt, tcode, tpar, gens[r], m,
                                   c, True, t0, steps, batches, g, eng.uniform_step(g),
-                                  every, acc[r], hist[r],
-                                  path[r] if record else np.zeros((0, 0)))
+                                  every, acc[r], hist[r], np.zeros((0, 0)))  # never recorded
 
     def in_kernel_phase(collect: bool) -> None:
         """Warm-up (or the measured run) of every replication, each in one thread task."""

@@ -18,7 +18,7 @@ built-in or yours, and caches them on disk (named by a hash of the drivers' sour
 the whole file defining the step) for later processes. The built-in kernels also declare
 their join (and, for those that add at one rank, the rank), which the drivers use to drain
 and join in their own loops; a step of yours runs as a whole step, so a separately written
-JSW runs at about 0.8x the built-in at ten servers (where the built-in's one-pass join
+JSW runs at about 0.7x the built-in at ten servers (where the built-in's one-pass join
 helps) and 1.0x at one and at a hundred (``benchmarks/kw_throughput.py``).
 ``rc.Map(rc.maps.jsw, ...)`` is the built-in kernel and runs at its speed. Steps defined in
 a closure are compiled without the cache. A plain Python step runs the same drivers as plain

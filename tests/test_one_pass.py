@@ -33,7 +33,7 @@ coarse = st.integers(0, 6).map(lambda k: k / 2.0)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(coarse, min_size=1, max_size=18), st.integers(0, 17), coarse, coarse)
+@given(st.lists(coarse, min_size=1, max_size=40), st.integers(0, 39), coarse, coarse)
 def test_insert_drain_is_the_join_then_the_drain(values, r, sigma, tau):
     got, want = _case(values, r, sigma, tau)
     np.testing.assert_array_equal(got, want)
