@@ -92,6 +92,9 @@ _TEMPLATE_EDITS = (  # (line in recursions/_engine.py, what the compiled copy ha
      "compiled_drivers\n", ""),
     ("PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise\n",
      ""),
+    ("RANKED = True  # whether RANK is the kernel's joined rank (run_checked); bound likewise\n",
+     ""),
+    ("ONE_PASS_MAX = 32  # recursions.drivers.ONE_PASS_SERVERS; bound likewise\n", ""),
     ("DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise\n",
      ""),  # DRAW, SCODE and TCODE are bound by _load
     ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
@@ -156,7 +159,7 @@ def _cache_key(step: Any, laws: tuple[int, int] | None = None,
     for part in (_driver_source(), _engine_text(), user_src, file_text, py.__module__,
                  py.__qualname__, __version__, numba.__version__,
                  repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]), repr(laws),
-                 repr(one_pass)):
+                 repr(one_pass), repr(ONE_PASS_SERVERS)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -221,12 +224,13 @@ def _load(step: Any, source: str, key: str | None, jit: Any,
     from . import maps
 
     join, fused = _join_of(step)
-    rank = _rank_of(step) if one_pass else None
-    if rank is None:  # a stand-in, never called (PASS is false)
+    rank = _rank_of(step)
+    ranked = rank is not None
+    if rank is None:  # a stand-in, never called (PASS and RANKED are false)
         rank = maps.jsw_joined_rank if _is_dispatcher(step) else maps.jsw_joined_rank.py_func
     scode, tcode = _NO_LAWS if laws is None else laws
     bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
-             "DRAW": laws is not None,
+             "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
              "SCODE": scode, "TCODE": tcode, "jit": jit}
     return _load_source("drivers", source, key, bound)
 

@@ -78,3 +78,32 @@ def test_every_ranked_kernel_is_its_rank_join_then_the_drain():
                 assert found == add_at_rank(b, 0, b.size, r, sigma)
             drain(b, tau)
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("system", [rc.JSW(10), rc.JpSW(5, 2), rc.JIQ(8), rc.Loss(4),
+                                    rc.RandomRouting(6), rc.LeastOfD(6, 2), rc.JSW(32)],
+                         ids=repr)
+def test_backward_runs_in_one_pass_store_and_meet_the_kernels_states(system):
+    # run_checked (backward sequences) joins ranked kernels in one pass at 2 to 32 servers:
+    # the states it stores at the checkpoints and at the end are the kernel's, step by step
+    S = system.servers
+    assert 1 < S <= drivers.ONE_PASS_SERVERS
+    mod, params = system.drivers, system.params
+    gen = np.random.default_rng(S)
+    n, every = 1000, 7
+    sig = gen.exponential(1.0, n)
+    tau = gen.exponential(1.0 / (0.9 * S), n)
+    U = system.innovations(gen, n)
+    ck = np.full((n // every + 1, S), np.nan)
+    w = np.zeros(S)
+    assert mod.run_checked(params, w, sig, tau, U, every, ck, -1, True) == -1
+    v = np.zeros(S)
+    for k in range(n):
+        if (n - k) % every == 0:
+            np.testing.assert_array_equal(ck[(n - k) // every], v)
+        v, _ = mod.step_once(params, v, sig[k], tau[k], U[k])
+    np.testing.assert_array_equal(w, v)
+    # from the same start it meets the stored run at the first checkpoint
+    w = np.zeros(S)
+    first = n - n % every
+    assert mod.run_checked(params, w, sig, tau, U, every, ck, n, False) == first
