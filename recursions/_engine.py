@@ -27,11 +27,12 @@ compile-time constants of each copy, so a drawing loop holds only its laws' own 
 Every driver reaches the map through ``STEP(w, sigma, tau, u, params)``, the signature of
 every kernel in :mod:`recursions.maps` and of a user's :class:`recursions.Map`; a drain-last
 kernel also through its join ``JOIN(w, sigma, u, params)`` (``FUSED``), and a ranked one
-through its joined rank ``RANK(w, u, params)`` (``PASS``). This module is a template:
+through its joined rank ``RANK(w, u, params)`` (``PASS`` in the drawing loop, ``RANKED`` in
+:func:`run_checked`, the backward runs). This module is a template:
 :func:`recursions.drivers.compiled_drivers` compiles its source once per kernel with these
 bound, and once more per pair of law codes drawn in the loop and whether the one-pass join
 is on (and caches each on disk). A user's own step runs the same drivers as a whole step
-(``FUSED`` and ``PASS`` off); the built-in kernels given to :class:`recursions.Map` get
+(``FUSED``, ``PASS`` and ``RANKED`` off); the built-in kernels given to :class:`recursions.Map` get
 their own joins. Importing this module directly gives the block drivers of JSW.
 """
 
@@ -445,9 +446,9 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
     """:func:`run_checked` for a ranked kernel, joining and draining in one pass.
 
     The customer joins at ``RANK(w, u, params)`` (``-1``: lost, the vector is only drained)
-    through :func:`insert_drain`, the same numbers as the kernel's insertion loop and drain;
-    the branch-free pass made a backward sequence of JSW at ten servers about a tenth
-    faster (``benchmarks/loynes_cost.py``).
+    through :func:`insert_drain`, the same numbers as the kernel's insertion loop and drain.
+    With it a Loynes sequence of JSW at ten servers costs 1.5-1.6x one forward run of the
+    same length instead of 2.16x (``benchmarks/loynes_cost.py``, full mode).
     """
     n = sig.size
     s = w.size

@@ -158,8 +158,9 @@ def _cache_key(step: Any, laws: tuple[int, int] | None = None,
     h = hashlib.sha256()
     for part in (_driver_source(), _engine_text(), user_src, file_text, py.__module__,
                  py.__qualname__, __version__, numba.__version__,
-                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]), repr(laws),
-                 repr(one_pass), repr(ONE_PASS_SERVERS)):
+                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]),
+                 repr(_rank_of(step) is not None), repr(laws), repr(one_pass),
+                 repr(ONE_PASS_SERVERS)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]

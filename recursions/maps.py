@@ -346,9 +346,9 @@ RANKED = {
 """Drain-last kernels whose join adds ``sigma`` at one rank of the whole sorted vector.
 
 ``rank(w, u, params)`` is that rank (``-1`` for a lost customer), so the join is
-``add_at_rank(w, 0, S, rank, sigma)``. For these, the drivers that draw inside the loop, at 2
-to :data:`recursions.drivers.ONE_PASS_SERVERS` servers, write the joined and drained vector
-in one branch-free pass into a second buffer (:func:`recursions._engine.insert_drain`): the
-same numbers as the join's insertion loop followed by the drain, without the loop's
-unpredictable exit.
+``add_at_rank(w, 0, S, rank, sigma)``. For these, the drivers that draw inside the loop and
+the backward runs (``run_checked``), at 2 to :data:`recursions.drivers.ONE_PASS_SERVERS`
+servers, write the joined and drained vector in one branch-free pass into a second buffer
+(:func:`recursions._engine.insert_drain`): the same numbers as the join's insertion loop
+followed by the drain, without the loop's unpredictable exit.
 """

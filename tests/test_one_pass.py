@@ -89,6 +89,7 @@ def test_backward_runs_in_one_pass_store_and_meet_the_kernels_states(system):
     S = system.servers
     assert 1 < S <= drivers.ONE_PASS_SERVERS
     mod, params = system.drivers, system.params
+    assert mod.RANKED  # run_checked takes the one pass
     gen = np.random.default_rng(S)
     n, every = 1000, 7
     sig = gen.exponential(1.0, n)
@@ -103,7 +104,18 @@ def test_backward_runs_in_one_pass_store_and_meet_the_kernels_states(system):
             np.testing.assert_array_equal(ck[(n - k) // every], v)
         v, _ = mod.step_once(params, v, sig[k], tau[k], U[k])
     np.testing.assert_array_equal(w, v)
-    # from the same start it meets the stored run at the first checkpoint
-    w = np.zeros(S)
-    first = n - n % every
-    assert mod.run_checked(params, w, sig, tau, U, every, ck, n, False) == first
+    # from the same start it meets the stored run at the first checkpoint it may compare,
+    # and stops there with that state
+    for jref in (n, n // 2):
+        w = np.zeros(S)
+        met = jref - jref % every
+        assert mod.run_checked(params, w, sig, tau, U, every, ck, jref, False) == met
+        np.testing.assert_array_equal(w, ck[met // every])
+    # from the state stored at a checkpoint, the rest of the window from there meets the
+    # stored run at the next checkpoint it may compare (one later)
+    j = every * (n // (2 * every))
+    w = ck[j // every].copy()
+    rest = slice(n - j, n)
+    got = mod.run_checked(params, w, sig[rest], tau[rest], U[rest], every, ck, j - every, False)
+    assert got == j - every
+    np.testing.assert_array_equal(w, ck[got // every])
