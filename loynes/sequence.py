@@ -147,6 +147,10 @@ def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
     if not isinstance(input, rc.Input):
         raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    if "dense" not in system.engines:
+        raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
+                         f"{' and '.join(system.engines)} engines; a JIQ with a buffer is a "
+                         f"queue-length system): a Loynes sequence needs the map")
     check_int(horizon, "horizon", 1)
     tol = check_real(tol, "tol", 0.0, finite=False)
     check_int(confirm, "confirm", 1)

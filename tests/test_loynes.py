@@ -274,3 +274,11 @@ def test_demo_writes_figures(tmp_path, capsys):
     # the verdict grid follows (11): stable at low load for every p, unstable above (3)
     v = res["verdicts"]
     assert np.all(v[:, 0] == "stable") and np.all(v[:, -1] == "unstable")
+
+
+def test_a_buffered_jiq_is_refused_not_run_as_the_unbuffered_map():
+    # JIQ with a buffer is a queue-length system (its engines are "queues" and "counts"):
+    # the backward sequence must not silently iterate the unbuffered workload map
+    inp = rc.Poisson(3.0, rc.dists.Exponential(1.0))
+    with pytest.raises(ValueError, match="not a map on workload vectors"):
+        ly.loynes(rc.JIQ(4, buffer=1), inp, 2**10, rng=1)
