@@ -109,9 +109,16 @@ class System:
 
         The template :mod:`recursions._engine` compiled for :attr:`kernel`, once per kernel
         and cached on disk; a :class:`recursions.Map` gets drivers for its own step function.
+        A system that is not a map on workload vectors (no ``"dense"`` among its
+        :attr:`engines`, such as a JIQ with a buffer) has none: asking raises ``ValueError``,
+        so that no step, coupling or backward run iterates some other map in its place.
         """
         from .drivers import compiled_drivers
 
+        if "dense" not in self.engines:
+            raise ValueError(f"{self!r} is not a map on workload vectors (it runs on the "
+                             f"{' and '.join(self.engines)} engines, which keep counts of "
+                             f"jobs): simulate it with rc.simulate")
         return compiled_drivers(self.kernel)[0]
 
     @property

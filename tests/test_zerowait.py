@@ -380,3 +380,18 @@ def test_no_import_circle_between_simulate_and_the_queue_engines():
             "s = importlib.import_module('recursions.simulate'); "
             "assert s.simulate_queues is z.simulate_queues")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_a_buffered_jiq_has_no_workload_map_to_iterate():
+    # a JIQ with a buffer runs on the queue-length engines: the workload-map operations must
+    # refuse it rather than iterate the unbuffered JIQ kernel in its place
+    import coupling as cp
+
+    system = rc.JIQ(4, buffer=1)
+    inp = rc.Poisson(3.0, rc.dists.Exponential(1.0))
+    for call in (lambda: system.drivers, lambda: system.step(np.zeros(4), 1.0, 0.5, 0.3),
+                 lambda: cp.coupling_time(system, inp, np.zeros(4), np.ones(4), rng=1),
+                 lambda: cp.check_monotone(system, rng=1)):
+        with pytest.raises(ValueError, match="not a map on workload vectors"):
+            call()
+    assert 0.0 < rc.simulate(system, inp, steps=2000, rng=1).p_block.value < 1.0
