@@ -397,6 +397,28 @@ def couple_chunk(params, a, b, sig, tau, U):
     return -1
 
 
+@jit(inline="always")
+def meets_checkpoint(w, ck, row, compare, write):
+    """At a checkpoint of :func:`run_checked`: whether ``w`` equals the stored ``ck[row]``.
+
+    Compared only when ``compare``; when it does not meet the stored state and ``write``
+    is set, ``w`` is stored there. Runs once every ``every`` arrivals, not per arrival.
+    """
+    s = w.size
+    if compare:
+        equal = True
+        for i in range(s):
+            if w[i] != ck[row, i]:
+                equal = False
+                break
+        if equal:
+            return True
+    if write:
+        for i in range(s):
+            ck[row, i] = w[i]
+    return False
+
+
 @jit
 def run_checked(params, w, sig, tau, U, every, ck, jref, write):
     """Apply the map to ``w`` for a window of arrivals ending at time 0, against a stored path.
@@ -418,18 +440,8 @@ def run_checked(params, w, sig, tau, U, every, ck, jref, write):
     for k in range(n):
         if k == nxt:
             nxt += every
-            row = (n - k) // every
-            if n - k <= jref:
-                equal = True
-                for i in range(s):
-                    if w[i] != ck[row, i]:
-                        equal = False
-                        break
-                if equal:
-                    return n - k
-            if write:
-                for i in range(s):
-                    ck[row, i] = w[i]
+            if meets_checkpoint(w, ck, (n - k) // every, n - k <= jref, write):
+                return n - k
         if FUSED:  # the join, and the drain here (as in advance: no call per arrival)
             JOIN(w, sig[k], U[k], params)
             ta = tau[k]
@@ -459,19 +471,9 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
     for k in range(n):
         if k == nxt:
             nxt += every
-            row = (n - k) // every
-            if n - k <= jref:
-                equal = True
-                for i in range(s):
-                    if cur[i] != ck[row, i]:
-                        equal = False
-                        break
-                if equal:
-                    w[:] = cur
-                    return n - k
-            if write:
-                for i in range(s):
-                    ck[row, i] = cur[i]
+            if meets_checkpoint(cur, ck, (n - k) // every, n - k <= jref, write):
+                w[:] = cur
+                return n - k
         r = RANK(cur, U[k], params)
         ta = tau[k]
         if r < 0:

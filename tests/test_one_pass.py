@@ -87,7 +87,7 @@ def test_backward_runs_in_one_pass_store_and_meet_the_kernels_states(system):
     # run_checked (backward sequences) joins ranked kernels in one pass at 2 to 32 servers:
     # the states it stores at the checkpoints and at the end are the kernel's, step by step
     S = system.servers
-    assert 1 < S <= drivers.ONE_PASS_SERVERS
+    assert drivers.uses_one_pass(system.kernel, S)  # inside the one-pass range
     mod, params = system.drivers, system.params
     assert mod.RANKED  # run_checked takes the one pass
     gen = np.random.default_rng(S)
