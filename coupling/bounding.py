@@ -217,7 +217,7 @@ import recursions as rc
 from recursions import maps
 from recursions._jit import jit
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int
+from recursions._validate import check_input, check_int, check_system
 from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
@@ -301,8 +301,7 @@ def _bracket(lo, hi, sig, tau, us, jiq, p):
 
 def _kind(system: rc.System) -> tuple[bool, int]:
     """``(jiq, p)`` of a system this module samples; refuse the others with the reason."""
-    if not isinstance(system, rc.System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    check_system(system)
     env = system.envelope_params
     if system.monotone:
         raise ValueError(
@@ -741,8 +740,7 @@ def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | No
     ('bounding', (2,))
     """
     jiq, p = _kind(system)
-    if not isinstance(input, rc.Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_input(input)
     system.check_input(input)
     if not isinstance(input, rc.Renewal):
         raise ValueError("bounding processes need renewal arrivals (Poisson or GI) to draw the "

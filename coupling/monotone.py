@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int
+from recursions._validate import check_int, check_system
 from recursions.systems import System
 from recursions.tables import Record
 
@@ -436,8 +436,7 @@ def _search(upper: System, lower: System, trials: int,
 
 
 def _check_system(system: Any, name: str) -> System:
-    if not isinstance(system, System):
-        raise TypeError(f"{name} must be a recursions system, got {type(system).__name__}")
+    check_system(system, name)
     return system
 
 

@@ -89,7 +89,7 @@ import numpy as np
 import recursions as rc
 from recursions._jit import jit
 from recursions._rng import RngLike, as_seed_sequence, child
-from recursions._validate import check_bool, check_int, check_positive
+from recursions._validate import check_bool, check_input, check_int, check_positive, check_system
 from recursions.backward import run_window
 from recursions.estimate import Estimate
 from recursions.tables import Record
@@ -995,8 +995,7 @@ def fcfs_sampler(inp: rc.Renewal, method: str | None, servers: int
 
 def _check_dominating(system: rc.System, bound: Any, upper: Any) -> rc.System:
     """Refuse a ``dominated_by`` that the argument of :func:`perfect_sample` cannot use."""
-    if not isinstance(bound, rc.System):
-        raise TypeError(f"dominated_by must be a recursions system, got {type(bound).__name__}")
+    check_system(bound, "dominated_by")
     if upper is not None:
         raise ValueError("give either upper= (a bounding vector, monotone method) or "
                          "dominated_by= (a dominating system), not both")
@@ -1276,10 +1275,8 @@ def perfect_sample(
     >>> int(ps.customers_back.min()) >= 0, bool((ps.seconds > 0).all())
     (True, True)
     """
-    if not isinstance(system, rc.System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-    if not isinstance(input, rc.Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_system(system)
+    check_input(input)
     system.check_input(input)
     size = check_int(size, "size", 1)
     S = system.servers

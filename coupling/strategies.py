@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from recursions._validate import check_int, check_positive
+from recursions._validate import check_int, check_positive, check_system
 from recursions.systems import System
 
 from ._layout import layout, sizes
@@ -67,8 +67,7 @@ _ONE_MINUS = float(np.nextafter(1.0, 0.0))
 
 
 def _check_system(system: Any) -> System:
-    if not isinstance(system, System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    check_system(system)
     return system
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from recursions._rng import RngLike, as_seed_sequence, child, forward_generator
-from recursions._validate import check_int
+from recursions._validate import check_input, check_int, check_system
 from recursions.estimate import Estimate
 from recursions.inputs import Input
 from recursions.systems import System
@@ -175,10 +175,8 @@ def coupling_time(
     >>> bool((a.times == b.times).all())
     True
     """
-    if not isinstance(system, System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-    if not isinstance(input, Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_system(system)
+    check_input(input)
     system.check_input(input)
     a0 = system.check_state(w0, "w0")
     b0 = system.check_state(w1, "w1")

@@ -9,7 +9,7 @@ import numpy as np
 
 import recursions as rc
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int, check_nonnegative
+from recursions._validate import check_input, check_int, check_nonnegative, check_system
 
 __all__ = ["growth_rate"]
 
@@ -65,6 +65,8 @@ def growth_rate(
     >>> abs(g.value - 0.5) < 4 * g.se   # E[sigma] - E[tau] = 1 - 0.5
     True
     """
+    check_system(system)
+    check_input(input)
     steps = check_int(steps, "steps", 4)
     replications = check_int(replications, "replications", 2)
     start = check_nonnegative(start, "start")

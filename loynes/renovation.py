@@ -8,7 +8,7 @@ import numpy as np
 
 import recursions as rc
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int
+from recursions._validate import check_input, check_int
 
 __all__ = ["renovation_probability"]
 
@@ -46,6 +46,7 @@ def renovation_probability(
     >>> abs(est.value - math.exp(-1.0)) < 4 * est.se
     True
     """
+    check_input(input)
     steps = check_int(steps, "steps", 1)
     batches = check_int(batches, "batches", 2, steps)
     stream = input.forward(as_seed_sequence(rng))

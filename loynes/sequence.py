@@ -37,7 +37,7 @@ import numpy as np
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
 from recursions._rng import BLOCK, RngLike
-from recursions._validate import check_int, check_real
+from recursions._validate import check_input, check_int, check_real, check_system
 
 from .basis import Basis
 
@@ -143,10 +143,8 @@ class LoynesResult:
 
 def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
                 delta: Any) -> tuple[float, float]:
-    if not isinstance(system, rc.System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-    if not isinstance(input, rc.Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_system(system)
+    check_input(input)
     if "dense" not in system.engines:
         raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
                          f"{' and '.join(system.engines)} engines; a JIQ with a buffer is a "

@@ -26,7 +26,7 @@ from typing import Any
 import recursions as rc
 from recursions._memory import require_memory
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int, check_real
+from recursions._validate import check_input, check_int, check_real
 
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability
@@ -104,8 +104,7 @@ def check_stability(
     >>> rep.verdict, rep.decided_by.name, rep.decided_by.error
     ('stable', 'theorem-1', 0.0)
     """
-    if not isinstance(input, rc.Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_input(input)
     family = getattr(system, "stability_family", None)
     if not isinstance(system, rc.System) or family not in FAMILIES:
         raise TypeError(

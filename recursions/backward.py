@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _stats as st
 from ._rng import BLOCK, BlockRng, RngLike, as_seed_sequence, child
+from ._validate import check_input, check_system
 from .inputs import Input
 from .systems import System
 
@@ -49,10 +50,8 @@ class BackwardDraws:
     """
 
     def __init__(self, system: System, input: Input, *, rng: RngLike = 1) -> None:
-        if not isinstance(system, System):
-            raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-        if not isinstance(input, Input):
-            raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        check_system(system)
+        check_input(input)
         system.check_input(input)
         ss = as_seed_sequence(rng)
         self.system = system

@@ -29,7 +29,7 @@ import numpy as np
 from . import maps
 from ._jit import jit
 from ._rng import RngLike, as_seed_sequence
-from ._validate import check_int, check_nonnegative, check_positive, check_real
+from ._validate import check_input, check_int, check_nonnegative, check_positive, check_real
 from .codes import HeapPolicy
 from .dists import as_law
 from .systems import System
@@ -463,10 +463,7 @@ class Redundancy(System):
         ...
         ValueError: Redundancy draws each job's component sizes from its job classes, ...
         """
-        from .inputs import Input
-
-        if not isinstance(input, Input):
-            raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        check_input(input)
         if not input.arrivals_only:
             raise ValueError("Redundancy draws each job's component sizes from its job classes, "
                              f"so the service times of {input!r} would be ignored: use "

@@ -12,7 +12,7 @@ from . import _stats as eng
 from . import diagnostics as dg
 from ._memory import require_memory
 from ._rng import RngLike, as_seed_sequence, child, forward_generator
-from ._validate import check_int, check_positive
+from ._validate import check_input, check_int, check_positive, check_system
 from .codes import LawCode
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
@@ -151,10 +151,8 @@ def simulate(
         return simulate_queues(cast(Any, system), input, steps, time=time, warmup=warmup,
                                replications=replications, rng=rng, engine=engine,
                                batches=batches)
-    if not isinstance(system, System):
-        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-    if not isinstance(input, Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_system(system)
+    check_input(input)
     system.check_input(input)
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")

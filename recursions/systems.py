@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import maps
-from ._validate import check_int, check_nonnegative
+from ._validate import check_input, check_int, check_nonnegative, check_system
 from .codes import EnvelopeBase, HeapPolicy
 
 __all__ = [
@@ -208,10 +208,7 @@ class System:
         ...
         ValueError: JSW(servers=2) adds each customer's service time to a server, but ...
         """
-        from .inputs import Input
-
-        if not isinstance(input, Input):
-            raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+        check_input(input)
         if input.arrivals_only:
             raise ValueError(f"{self!r} adds each customer's service time to a server, but "
                              f"{input!r} carries arrivals only (its service times are "
@@ -598,8 +595,7 @@ class Envelope(System):
     monotone: ClassVar[bool] = True
 
     def __init__(self, system: System) -> None:
-        if not isinstance(system, System):
-            raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+        check_system(system)
         if isinstance(system, Envelope):
             system = system.system
         if system.envelope_params is None and not system.monotone:

@@ -45,6 +45,7 @@ import numpy as np
 
 from ._jit import jit
 from ._rng import as_seed_sequence, forward_generator
+from ._validate import check_input
 from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
@@ -840,8 +841,7 @@ def simulate_queues(
     ('counts', True, 0.8)
     """
     code, n, b, d = _policy(system)
-    if not isinstance(input, Input):
-        raise TypeError(f"input must be a recursions input, got {type(input).__name__}")
+    check_input(input)
     if input.arrivals_only:
         raise ValueError(f"{system!r} serves each job for its service time, but {input!r} "
                          "carries arrivals only (its service times are placeholders): give an "
