@@ -318,6 +318,14 @@ def parse_int_range(text: str, flag: str) -> list[int]:
     return list(range(a, b + 1))
 
 
+def _check_budget(args: argparse.Namespace) -> None:
+    """``--horizon >= 1`` and ``--steps >= 4``, each refused by its own name."""
+    if args.horizon < 1:
+        raise CliError(f"--horizon must be >= 1, got {args.horizon}")
+    if args.steps < 4:
+        raise CliError(f"--steps must be >= 4, got {args.steps}")
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     """The ``sweep`` subcommand: write the stability map's CSV and PNG into ``--out``."""
     from pathlib import Path
@@ -327,15 +335,18 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.servers < 1:
         raise CliError(f"--servers must be >= 1, got {args.servers}")
     loads = parse_loads(args.loads)
-    flag = "--d" if args.system == "leastofd" else "--p"
-    spec = args.d if args.system == "leastofd" else args.p
+    flag, other = ("--d", "--p") if args.system == "leastofd" else ("--p", "--d")
+    spec = getattr(args, flag[2:])
+    if spec is None:
+        raise CliError(f"--system {args.system} needs {flag} A:B (the values to map)")
+    if getattr(args, other[2:]) is not None:
+        raise CliError(f"{other} does not apply to --system {args.system}; give {flag}")
     params = parse_int_range(spec, flag)
     lo, hi = (1, args.servers) if args.system == "leastofd" else (0, args.servers - 1)
     if params[0] < lo or params[-1] > hi:
         raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} servers, "
                        f"got {spec!r}")
-    if args.steps < 4 or args.horizon < 1:
-        raise CliError("--horizon must be >= 1 and --steps >= 4")
+    _check_budget(args)
     if args.seed < 0:
         raise CliError(f"--seed must be >= 0, got {args.seed}")
     if args.workers is not None and args.workers < 0:
@@ -428,8 +439,10 @@ def make_parser() -> argparse.ArgumentParser:
                                          "(parameter --d)")
     swp.add_argument("--servers", type=int, required=True, help="number of servers S")
     swp.add_argument("--loads", required=True, help="A:B:N, N loads from A to B (linspace)")
-    swp.add_argument("--p", default="0:0", help="A:B, the p values A..B inclusive")
-    swp.add_argument("--d", default="1:2", help="A:B, the d values of leastofd")
+    swp.add_argument("--p", default=None,
+                     help="A:B, the p values A..B inclusive (required by jpsw, envelope, split)")
+    swp.add_argument("--d", default=None,
+                     help="A:B, the d values A..B inclusive (required by leastofd)")
     swp.add_argument("--service", default="exponential:rate=1",
                      help="service law (default exponential:rate=1), e.g. "
                           "lognormal:mean=1,scv=4 (laws: see below)")
@@ -474,8 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.service_given = args.service is not None  # a periodic input refuses it
         if args.service is None:
             args.service = DEFAULT_SERVICE
-        if args.horizon < 1 or args.steps < 4:
-            raise CliError("--horizon must be >= 1 and --steps >= 4")
+        _check_budget(args)
         if not 0 < args.alpha < 0.5:
             raise CliError(f"--alpha must be in (0, 0.5), got {args.alpha}")
         if args.seed < 0:

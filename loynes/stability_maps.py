@@ -341,6 +341,24 @@ def _auto_boundaries(system_factory: Callable[[Any], rc.System],
     }
 
 
+def _check_servers_agree(system_factory: Callable[[Any], rc.System],
+                         input_factory: Callable[[float], rc.Input],
+                         params: Sequence[Any]) -> None:
+    """Refuse a :class:`PoissonAtLoad` sized for other systems: it would mislabel every load."""
+    if not isinstance(input_factory, PoissonAtLoad):
+        return
+    for p in params:
+        try:
+            servers = system_factory(p).servers
+        except Exception:  # a bad parameter is the sweep's to report, row by row
+            continue
+        if servers != input_factory.servers:
+            raise ValueError(f"input_factory sets the load for {input_factory.servers} servers "
+                             f"but system_factory({p!r}) has {servers}: every point would run "
+                             f"at load x {input_factory.servers}/{servers}, not at the load "
+                             "shown; give both the same number of servers")
+
+
 def stability_map(
     system_factory: Callable[[Any], rc.System],
     input_factory: Callable[[float], rc.Input],
@@ -394,7 +412,8 @@ def stability_map(
     Raises
     ------
     ValueError, TypeError
-        For empty or non-numeric ``loads``, empty ``params`` or bad options, before any work.
+        For empty or non-numeric ``loads``, empty ``params``, a :class:`PoissonAtLoad` for
+        another number of servers than the systems', or bad options, before any work.
 
     Examples
     --------
@@ -431,6 +450,7 @@ def stability_map(
     steps = check_int(steps, "steps", 4)
     horizon = check_int(horizon, "horizon", 1)
     replications = check_int(replications, "replications", 2)
+    _check_servers_agree(system_factory, input_factory, param_list)
     if boundaries is None or boundaries is True:
         bfuncs = _auto_boundaries(system_factory, input_factory, load_arr.tolist(), param_list)
     elif boundaries is False:

@@ -341,11 +341,14 @@ def test_cli_sweep_writes_csv_and_png(tmp_path, capsys):
     (["--loads", "0.5:1:3", "--p", "0:9"], "--p: values must lie in 0..3"),
     (["--loads", "0.5:1:3", "--p", "a:b"], "--p: expected A:B"),
     (["--loads", "0.5:1:3", "--service", "nope:1"], "--service: unknown law"),
-    (["--loads", "0.5:1:3", "--steps", "1"], "--steps >= 4"),
+    (["--loads", "0.5:1:3", "--steps", "1"], "--steps must be >= 4, got 1"),
+    (["--loads", "0.5:1:3", "--horizon", "0"], "--horizon must be >= 1, got 0"),
+    (["--loads", "0.5:1:3", "--p", "1:1", "--d", "1:2"], "--d does not apply to --system jpsw"),
     (["--loads", "0.5:1:3", "--servers", "x"], "invalid int value"),
 ])
 def test_cli_sweep_bad_flags(tmp_path, capsys, flags, match):
-    argv = ["sweep", "--system", "jpsw", "--servers", "4", "--out", str(tmp_path), *flags]
+    argv = ["sweep", "--system", "jpsw", "--servers", "4", "--out", str(tmp_path), "--p", "0:1",
+            *flags]
     try:
         code = main(argv)
     except SystemExit as exc:  # argparse errors
@@ -353,3 +356,22 @@ def test_cli_sweep_bad_flags(tmp_path, capsys, flags, match):
     assert code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and match in err
+
+
+@pytest.mark.parametrize(("system", "flags", "match"), [
+    ("jpsw", [], "--system jpsw needs --p A:B"),
+    ("leastofd", [], "--system leastofd needs --d A:B"),
+    ("leastofd", ["--d", "1:2", "--p", "0:1"], "--p does not apply to --system leastofd"),
+])
+def test_cli_sweep_needs_its_own_parameter(tmp_path, capsys, system, flags, match):
+    argv = ["sweep", "--system", system, "--servers", "4", "--loads", "0.5:1:3",
+            "--out", str(tmp_path), *flags]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err
+
+
+def test_stability_map_refuses_a_load_for_other_servers():
+    with pytest.raises(ValueError, match="load for 6 servers but system_factory"):
+        stability_map(SystemFamily("jpsw", 3), PoissonAtLoad(6, rc.dists.Exponential(1.0)),
+                      [0.9], [0], max_workers=0, progress=False)
