@@ -131,7 +131,17 @@ def pollaczek_khinchine_mean_wait(arrival_rate: float, mean: float, second_momen
     --------
     >>> pollaczek_khinchine_mean_wait(0.5, 1.0, 2.0)  # M/M/1 at rho = 1/2
     1.0
+    >>> pollaczek_khinchine_mean_wait(0.5, 1.0, 0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: second_moment must be >= mean**2 (no law has ...), got 0.5 with mean 1.0
     """
+    arrival_rate = check_positive(arrival_rate, "arrival_rate")
+    mean = check_positive(mean, "mean")
+    second_moment = check_positive(second_moment, "second_moment")
+    if second_moment < mean * mean * (1.0 - 1e-12):
+        raise ValueError(f"second_moment must be >= mean**2 (no law has E[sigma^2] < "
+                         f"E[sigma]^2), got {second_moment} with mean {mean}")
     rho = arrival_rate * mean
     if rho >= 1:
         raise ValueError(f"the load lambda E[sigma] must be < 1, got {rho}")

@@ -112,7 +112,7 @@ class SimulationResult(Record):
         Returns
         -------
         Estimate
-            With array ``value`` and ``se`` of the shape of ``w``.
+            Floats for one level; arrays of the shape of ``w`` for an array of levels.
 
         Examples
         --------
@@ -141,7 +141,7 @@ class SimulationResult(Record):
         Returns
         -------
         Estimate
-            With array ``value`` and ``se`` of the shape of ``t``.
+            Floats for one level; arrays of the shape of ``t`` for an array of levels.
 
         Examples
         --------
@@ -168,8 +168,12 @@ class SimulationResult(Record):
             raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
         if what == "profile":
             _check_profile_samples(den_batches, self.replications, self.final_state.shape[-1])
-        if np.any(~np.isfinite(flat)) or np.any(flat < g[0]) or np.any(flat > g[-1]):
-            raise ValueError(f"levels must lie within the grid [{g[0]}, {g[-1]}]; pass grid=...")
+        bad = flat[~np.isfinite(flat) | (flat < g[0]) | (flat > g[-1])]
+        if bad.size:
+            fix = "workloads and waits are never negative" if np.any(bad < 0) else \
+                "pass simulate a grid= that covers it"
+            raise ValueError(f"levels must lie within the grid [{g[0]}, {g[-1]}], got "
+                             f"{float(bad[0])}: {fix}")
         # interpolation weights, shape (len(w), G)
         m = np.zeros((flat.size, g.size))
         for i, x in enumerate(flat):
@@ -184,6 +188,8 @@ class SimulationResult(Record):
         num = counts.reshape(-1, g.size) @ m.T
         den = den_batches.ravel()
         ests = [ratio_estimate(num[:, i], den) for i in range(flat.size)]
+        if w.ndim == 0:  # a level in, numbers out
+            return Estimate(float(ests[0].value), float(ests[0].se))
         value = np.array([e.value for e in ests]).reshape(w.shape)
         se = np.array([e.se for e in ests]).reshape(w.shape)
         return Estimate(value, se)

@@ -211,6 +211,9 @@ def simulate(
                 "from the initial state with warmup=0, so sup_error includes the transient "
                 "from that state and is not the stationary distance: give a warm-up "
                 "(e.g. warmup=steps // 10) or start from a stationary state with w0=")
+    if nrep * batches < 2:
+        dg.warn("one batch of one replication: the standard errors are nan (no spread to "
+                "measure); pass batches >= 2 or replications >= 2")
     ss = as_seed_sequence(rng)
     seeds = ss.spawn(nrep)
     streams = [input.forward(child(sd, 0)) for sd in seeds]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import loynes as ly
 import recursions as rc
 
 E = rc.dists.Exponential
@@ -116,3 +117,35 @@ def test_profile_outside_grid():
     res = rc.simulate(rc.JSW(2), INP, steps=100, rng=1, grid=[0.0, 1.0])
     with pytest.raises(ValueError, match="grid"):
         res.profile(2.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ly.renovation_probability(rc.JSW(3)),
+    lambda: ly.renovation_probability(rc.JSW(3), INP),
+    lambda: ly.growth_rate("JSW", INP),
+    lambda: ly.growth_rate(rc.JSW(2), rc.JSW(2)),
+])
+def test_swapped_or_missing_arguments_are_named(call):
+    with pytest.raises(TypeError, match=r"must be a recursions (input|system), got (JSW|str)"):
+        call()
+
+
+def test_pollaczek_khinchine_refuses_impossible_moments():
+    with pytest.raises(ValueError, match="second_moment must be >= mean"):
+        ly.pollaczek_khinchine_mean_wait(0.5, 1.0, 0.5)
+    assert ly.pollaczek_khinchine_mean_wait(0.5, 1.0, 1.0) == pytest.approx(0.5)  # M/D/1
+
+
+def test_profile_of_one_level_is_a_pair_of_floats():
+    res = rc.simulate(rc.JSW(2), INP, steps=400, rng=1, grid=[0.0, 1.0])
+    x = res.profile(0.5)
+    assert type(x.value) is float and type(x.se) is float
+    assert x.value == float(res.profile([0.5]).value[0])
+    with pytest.raises(ValueError, match="never negative"):
+        res.profile(-1.0)
+
+
+def test_one_batch_warns_that_there_is_no_standard_error():
+    with pytest.warns(rc.SimulationWarning, match="standard errors are nan"):
+        res = rc.simulate(rc.JSW(2), INP, steps=10, batches=1, rng=1)
+    assert np.isnan(res.mean_wait.se)
