@@ -216,13 +216,22 @@ import numpy as np
 import recursions as rc
 from recursions import maps
 from recursions._jit import jit
-from recursions._rng import RngLike, as_seed_sequence
+from recursions._rng import RngLike, as_seed_sequence, child
 from recursions._validate import check_input, check_int, check_system
 from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue
-from .perfect import CouplingNotReached, PerfectSample, _draw_fcfs, _Walks, fcfs_sampler, horizons
+from .perfect import (
+    _ARRIVAL,
+    CouplingNotReached,
+    PerfectSample,
+    _draw_fcfs,
+    _Walks,
+    fcfs_sampler,
+    found_at_zero,
+    horizons,
+)
 from .ra_walk import RAWalk
 from .tilting import mgf
 
@@ -690,7 +699,8 @@ def bounded_sample(
     name, run_one = bounded_method(system, input, start_time=start_time, cap_time=cap_time,
                                    start_customers=start_customers,
                                    cap_customers=cap_customers, method=method)
-    seeds = as_seed_sequence(rng).spawn(int(size))
+    root = as_seed_sequence(rng)
+    seeds = root.spawn(int(size))
     out = np.empty((int(size), system.servers))
     steps = np.empty(int(size), dtype=np.int64)
     back = np.empty(int(size))
@@ -700,7 +710,8 @@ def bounded_sample(
         out[k], steps[k], back[k] = run_one(sd)
         seconds[k] = time.perf_counter() - t_start
     return PerfectSample(out, steps, name, repr(system), repr(input), time_back=back,
-                         seconds=seconds)
+                         seconds=seconds,
+                         found=found_at_zero(system, input, out, child(root, _ARRIVAL)))
 
 
 def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | None = None,

@@ -106,6 +106,7 @@ __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
 _ROUTING = 2**32 - 1  # child of a draw's seed feeding a dominated map's routing uniforms
 _SEARCHES = 2**32 - 2  # child of the root seed feeding the searches behind dominated_by=
+_ARRIVAL = 2**32 - 3  # child of the root seed: the routing (and service) of the customer at 0
 
 
 class CouplingNotReached(RuntimeError):
@@ -152,6 +153,13 @@ class PerfectSample(Record):
     has_loss : bool
         Whether the system loses customers (then ``p_loss`` is given, and ``p_wait`` and
         ``mean_wait`` are ``None``, as in :class:`recursions.SimulationResult`).
+    found : numpy.ndarray or None
+        Shape ``(size,)``: per draw, the workload the customer arriving at 0 finds at the
+        server it joins (:func:`found_at_zero`; ``w[0]`` under JSW). ``p_wait`` and
+        ``mean_wait`` are its statistics, as in :class:`recursions.SimulationResult`.
+        ``None`` where it cannot be drawn exactly (a user map under non-renewal input, whose
+        step may depend on a service time correlated with the state), for loss systems,
+        and for a sample built by hand.
 
     Notes
     -----
@@ -186,6 +194,7 @@ class PerfectSample(Record):
     time_back: np.ndarray = field(default=None)  # type: ignore[arg-type]
     seconds: np.ndarray = field(default=None)  # type: ignore[arg-type]
     has_loss: bool = False
+    found: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = np.shape(self.samples)[0]
@@ -194,6 +203,8 @@ class PerfectSample(Record):
             v = getattr(self, name)
             object.__setattr__(self, name, np.full(n, np.nan) if v is None
                                else np.asarray(v, dtype=np.float64))
+        if self.found is not None:
+            object.__setattr__(self, "found", np.asarray(self.found, dtype=np.float64))
 
     @property
     def size(self) -> int:
@@ -214,13 +225,16 @@ class PerfectSample(Record):
 
     @property
     def p_wait(self) -> Estimate | None:
-        """Fraction of draws with ``w[0] > 0``: an arrival finds every server busy.
+        """Fraction of draws whose arrival joins a server with positive workload.
 
-        The FCFS probability of waiting for JSW; for another map, the probability that an
-        arrival finds no idle server (which is what it waits on only under FCFS). ``None``
-        for loss systems (see :attr:`p_loss`).
+        The FCFS probability of waiting for JSW, and for every map what
+        :attr:`recursions.SimulationResult.p_wait` estimates: computed from :attr:`found`.
+        ``None`` for loss systems (see :attr:`p_loss`) and without :attr:`found` (a user
+        map under non-renewal input, or a sample built by hand).
         """
-        return None if self.has_loss else self.p_all_busy
+        if self.has_loss or self.found is None:
+            return None
+        return _mean_estimate(self.found > 0)
 
     @property
     def p_loss(self) -> Estimate | None:
@@ -234,11 +248,13 @@ class PerfectSample(Record):
 
     @property
     def mean_wait(self) -> Estimate | None:
-        """Mean of ``w[0]``, the least workload: the FCFS mean wait for JSW.
+        """Mean workload found at the joined server (:attr:`found`): the FCFS mean wait for JSW.
 
-        ``None`` for loss systems, as in :class:`recursions.SimulationResult`.
+        As :attr:`recursions.SimulationResult.mean_wait`: under J_{p+1}SW a customer finding
+        every server busy joins ``w[p]``, under JIQ a uniform rank. ``None`` for loss
+        systems and without :attr:`found`.
         """
-        return None if self.has_loss else _mean_estimate(self.samples[:, 0])
+        return None if self.has_loss or self.found is None else _mean_estimate(self.found)
 
     @property
     def mean_workload(self) -> Estimate:
@@ -283,6 +299,57 @@ class PerfectSample(Record):
         value = np.array([e.value for e in ests]).reshape(levels.shape)
         se = np.array([e.se for e in ests]).reshape(levels.shape)
         return Estimate(value, se)
+
+
+def found_at_zero(system: rc.System, input: rc.Input, samples: np.ndarray,
+                  seed: np.random.SeedSequence) -> np.ndarray | None:
+    """Per draw, the workload the customer arriving at 0 finds at the server it joins.
+
+    A draw is the stationary state that customer sees. Its routing uniforms are independent
+    of that state, and so is its service time under renewal input; the map's own step with
+    them, applied to the draw, gives what the customer finds, exactly. Under another input
+    the service time at 0 depends on the past, so only maps that join by state alone
+    (:attr:`recursions.System.joins_by_state`: every built-in map), for which it does not
+    matter, get an answer.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The sampled system.
+    input : recursions.Input
+        Its input.
+    samples : numpy.ndarray
+        Shape ``(size, S)``, the draws.
+    seed : numpy.random.SeedSequence
+        The stream of the arriving customers' routing uniforms (and service times).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Shape ``(size,)``; ``None`` for loss systems, systems without the dense engine and
+        user maps under non-renewal input.
+
+    Examples
+    --------
+    >>> import numpy as np, recursions as rc
+    >>> w = np.array([[0.0, 1.0, 2.0], [0.5, 1.0, 2.0]])
+    >>> inp = rc.Poisson(1.0, rc.dists.Exponential(1.0))
+    >>> found_at_zero(rc.JpSW(3, 1), inp, w, np.random.SeedSequence(1)).tolist()
+    [0.0, 1.0]
+    """
+    if system.has_loss or "dense" not in system.engines:
+        return None
+    renewal = isinstance(input, rc.Renewal)
+    if not (renewal or system.joins_by_state):
+        return None
+    gen = np.random.default_rng(seed)
+    n = samples.shape[0]
+    sig = np.zeros(n) if system.joins_by_state else \
+        np.asarray(input.service.sample(gen, n), dtype=np.float64)
+    U = system.innovations(gen, n) if system.uniforms else np.zeros((n, 1))
+    step, params = system.drivers.step_once, system.params
+    return np.array([step(params, np.ascontiguousarray(samples[k], dtype=np.float64),
+                          float(sig[k]), 0.0, U[k])[1] for k in range(n)])
 
 
 def _mean_estimate(x: Any) -> Estimate:
@@ -1359,4 +1426,5 @@ def perfect_sample(
     out, customers, back, seconds = _collect(run_one, seeds, S, nworkers, bool(progress))
     return PerfectSample(out, customers, method, repr(system), repr(input),
                          None if bound is None else repr(bound), time_back=back,
-                         seconds=seconds, has_loss=bool(system.has_loss))
+                         seconds=seconds, has_loss=bool(system.has_loss),
+                         found=found_at_zero(system, input, out, child(root, _ARRIVAL)))

@@ -69,6 +69,10 @@ class System:
     bounded_by_service : bool
         Whether no workload ever exceeds the largest service time (loss systems and their
         envelope): with bounded service times the state is bounded, which exact samplers use.
+    joins_by_state : bool
+        Whether the server a customer joins depends on the state and its routing uniforms
+        only, never on its own service time (every built-in map; a user :class:`Map` may
+        route by size, so it declares ``False``).
     stability_family : str
         Which stability argument applies (``loynes.check_stability`` dispatches on it):
         ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
@@ -83,6 +87,7 @@ class System:
     monotone: ClassVar[bool] = False
     fcfs: ClassVar[bool] = False
     bounded_by_service: ClassVar[bool] = False
+    joins_by_state: ClassVar[bool] = True
     stability_family: ClassVar[str] = "generic"
     params: np.ndarray = field(init=False, repr=False, compare=False)
 

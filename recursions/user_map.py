@@ -39,7 +39,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -121,6 +121,7 @@ class Map(System):
     [0.0, 2.0, 4.0]
     """
 
+    joins_by_state: ClassVar[bool] = False  # a step of your own may route by service time
     step_function: Any = None
     name: str = ""
     _uniforms: int = 0

@@ -177,7 +177,8 @@ def test_a_sample_built_without_costs_reads_nan():
     ps = cp.PerfectSample(w, [3, 4, 5], "bounding", "sys", "inp")
     assert np.isnan(ps.time_back).all() and np.isnan(ps.seconds).all()
     np.testing.assert_array_equal(ps.steps, [3, 4, 5])
-    assert ps.p_wait.value == pytest.approx(1 / 3) and ps.p_loss is None
+    assert ps.p_all_busy.value == pytest.approx(1 / 3) and ps.p_loss is None
+    assert ps.p_wait is None and ps.mean_wait is None  # no found: what a customer joins
     assert ps.busy_fraction.value == pytest.approx(0.5)
 
 
@@ -246,3 +247,15 @@ def test_no_pool_for_one_draw_or_one_worker(monkeypatch):
         np.testing.assert_array_equal(ps.samples, ref.samples)
     with pytest.raises(AssertionError, match="pool"):  # the patch does catch a pool
         cp.perfect_sample(rc.Loss(2), inp, 2, rng=2, workers=2)
+
+
+def test_found_needs_an_exact_service_time_for_a_map_of_your_own():
+    # a user step may route by size; under periodic input the service at 0 depends on the past
+    w = np.array([[0.0, 1.0], [0.5, 2.0]])
+    periodic = rc.Periodic([1.0, 2.0], [1.5, 1.5])
+    mine = rc.Map(rc.maps.jsw, servers=2)
+    assert cp.perfect.found_at_zero(mine, periodic, w, np.random.SeedSequence(1)) is None
+    assert cp.perfect.found_at_zero(rc.Loss(2), periodic, w, np.random.SeedSequence(1)) is None
+    # a built-in map joins by state alone: any input will do
+    found = cp.perfect.found_at_zero(rc.JSW(2), periodic, w, np.random.SeedSequence(1))
+    np.testing.assert_array_equal(found, w[:, 0])
