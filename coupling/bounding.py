@@ -216,14 +216,13 @@ import numpy as np
 import recursions as rc
 from recursions import maps
 from recursions._jit import jit
-from recursions._rng import RngLike, as_seed_sequence, child
+from recursions._rng import RngLike, as_seed_sequence
 from recursions._validate import check_input, check_int, check_system
 from recursions.codes import EnvelopeBase
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue
 from .perfect import (
-    _ARRIVAL,
     CouplingNotReached,
     PerfectSample,
     _draw_fcfs,
@@ -667,8 +666,11 @@ def bounded_sample(
         bracket that closed, whose services the draw used (0 when none arrived after ``-T``,
         possible with the reversed queue only); ``time_back``: ``T``, or for the walk the
         interarrival times from customer ``-N`` to 0; ``seconds`` per draw; method
-        ``"bounding"`` (reversed queue), ``"bounding-walk"`` or ``"bounding-fcfs"``. Its statistics
-        (``mean_workload``, ``p_all_busy``, ``profile``...) carry i.i.d. standard errors.
+        ``"bounding"`` (reversed queue), ``"bounding-walk"`` or ``"bounding-fcfs"``; ``found``:
+        what the customer arriving at 0 finds at the server it joins (``w[p]`` for
+        J_{p+1}SW when every server is busy, a uniform rank for JIQ), behind ``p_wait`` and
+        ``mean_wait``. Its statistics (``mean_workload``, ``p_all_busy``, ``mean_wait``,
+        ``profile``...) carry i.i.d. standard errors.
 
     Raises
     ------
@@ -699,8 +701,7 @@ def bounded_sample(
     name, run_one = bounded_method(system, input, start_time=start_time, cap_time=cap_time,
                                    start_customers=start_customers,
                                    cap_customers=cap_customers, method=method)
-    root = as_seed_sequence(rng)
-    seeds = root.spawn(int(size))
+    seeds = as_seed_sequence(rng).spawn(int(size))
     out = np.empty((int(size), system.servers))
     steps = np.empty(int(size), dtype=np.int64)
     back = np.empty(int(size))
@@ -711,7 +712,7 @@ def bounded_sample(
         seconds[k] = time.perf_counter() - t_start
     return PerfectSample(out, steps, name, repr(system), repr(input), time_back=back,
                          seconds=seconds,
-                         found=found_at_zero(system, input, out, child(root, _ARRIVAL)))
+                         found=found_at_zero(system, input, out, seeds))
 
 
 def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | None = None,

@@ -80,7 +80,7 @@ import os
 import pickle
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -106,7 +106,7 @@ __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 
 _ROUTING = 2**32 - 1  # child of a draw's seed feeding a dominated map's routing uniforms
 _SEARCHES = 2**32 - 2  # child of the root seed feeding the searches behind dominated_by=
-_ARRIVAL = 2**32 - 3  # child of the root seed: the routing (and service) of the customer at 0
+_ARRIVAL = 2**32 - 3  # child of a draw's seed: the routing (and service) of the customer at 0
 
 
 class CouplingNotReached(RuntimeError):
@@ -155,7 +155,9 @@ class PerfectSample(Record):
         ``mean_wait`` are ``None``, as in :class:`recursions.SimulationResult`).
     found : numpy.ndarray or None
         Shape ``(size,)``: per draw, the workload the customer arriving at 0 finds at the
-        server it joins (:func:`found_at_zero`; ``w[0]`` under JSW). ``p_wait`` and
+        server it joins (``coupling.perfect.found_at_zero``; ``w[0]`` under JSW), from the
+        draw and that customer's own routing (and service) drawn from the draw's seed.
+        ``p_wait`` and
         ``mean_wait`` are its statistics, as in :class:`recursions.SimulationResult`.
         ``None`` where it cannot be drawn exactly (a user map under non-renewal input, whose
         step may depend on a service time correlated with the state), for loss systems,
@@ -302,15 +304,17 @@ class PerfectSample(Record):
 
 
 def found_at_zero(system: rc.System, input: rc.Input, samples: np.ndarray,
-                  seed: np.random.SeedSequence) -> np.ndarray | None:
+                  seeds: Sequence[np.random.SeedSequence]) -> np.ndarray | None:
     """Per draw, the workload the customer arriving at 0 finds at the server it joins.
 
-    A draw is the stationary state that customer sees. Its routing uniforms are independent
-    of that state, and so is its service time under renewal input; the map's own step with
-    them, applied to the draw, gives what the customer finds, exactly. Under another input
-    the service time at 0 depends on the past, so only maps that join by state alone
-    (:attr:`recursions.System.joins_by_state`: every built-in map), for which it does not
-    matter, get an answer.
+    A draw is the stationary state that customer sees (every sampler stops before its
+    arrival). Its routing uniforms are independent of that state, and so is its service time
+    under renewal input; the map's own step with them, applied to the draw, gives what the
+    customer finds, exactly. Draw ``k`` takes them from the child ``_ARRIVAL`` of its own
+    seed, so ``found[k]`` depends on that seed alone (not on ``size`` or the workers). Under
+    another input the service time at 0 depends on the past, so only maps that join by
+    state alone (:attr:`recursions.System.joins_by_state`: every built-in map), for which it
+    does not matter, get an answer.
 
     Parameters
     ----------
@@ -320,36 +324,44 @@ def found_at_zero(system: rc.System, input: rc.Input, samples: np.ndarray,
         Its input.
     samples : numpy.ndarray
         Shape ``(size, S)``, the draws.
-    seed : numpy.random.SeedSequence
-        The stream of the arriving customers' routing uniforms (and service times).
+    seeds : sequence of numpy.random.SeedSequence
+        The draws' own seeds, one per row of ``samples``.
 
     Returns
     -------
     numpy.ndarray or None
-        Shape ``(size,)``; ``None`` for loss systems, systems without the dense engine and
-        user maps under non-renewal input.
+        Shape ``(size,)``. ``None`` for loss systems, for redundancy (whose step returns a
+        response time, as in :func:`recursions.simulate`), for systems without the dense
+        engine and for maps of your own under non-renewal input.
 
     Examples
     --------
     >>> import numpy as np, recursions as rc
     >>> w = np.array([[0.0, 1.0, 2.0], [0.5, 1.0, 2.0]])
     >>> inp = rc.Poisson(1.0, rc.dists.Exponential(1.0))
-    >>> found_at_zero(rc.JpSW(3, 1), inp, w, np.random.SeedSequence(1)).tolist()
+    >>> seeds = np.random.SeedSequence(1).spawn(2)
+    >>> found_at_zero(rc.JpSW(3, 1), inp, w, seeds).tolist()
     [0.0, 1.0]
     """
-    if system.has_loss or "dense" not in system.engines:
+    from recursions import heap as hp
+
+    if system.has_loss or "dense" not in system.engines \
+            or hp.policy_of(system)[0] == hp.REDUNDANCY:
         return None
-    renewal = isinstance(input, rc.Renewal)
-    if not (renewal or system.joins_by_state):
-        return None
-    gen = np.random.default_rng(seed)
-    n = samples.shape[0]
-    sig = np.zeros(n) if system.joins_by_state else \
-        np.asarray(input.service.sample(gen, n), dtype=np.float64)
-    U = system.innovations(gen, n) if system.uniforms else np.zeros((n, 1))
+    service = None
+    if not system.joins_by_state:
+        if not isinstance(input, rc.Renewal):
+            return None
+        service = input.service
     step, params = system.drivers.step_once, system.params
-    return np.array([step(params, np.ascontiguousarray(samples[k], dtype=np.float64),
-                          float(sig[k]), 0.0, U[k])[1] for k in range(n)])
+    out = np.empty(samples.shape[0])
+    for k, sd in enumerate(seeds):
+        gen = np.random.default_rng(child(sd, _ARRIVAL))
+        sig = 0.0 if service is None else float(service.sample(gen, 1)[0])
+        u = system.innovations(gen, 1)[0] if system.uniforms else np.zeros(1)
+        w = np.ascontiguousarray(samples[k], dtype=np.float64)
+        out[k] = step(params, w, sig, 0.0, u)[1]
+    return out
 
 
 def _mean_estimate(x: Any) -> Estimate:
@@ -1427,4 +1439,4 @@ def perfect_sample(
     return PerfectSample(out, customers, method, repr(system), repr(input),
                          None if bound is None else repr(bound), time_back=back,
                          seconds=seconds, has_loss=bool(system.has_loss),
-                         found=found_at_zero(system, input, out, child(root, _ARRIVAL)))
+                         found=found_at_zero(system, input, out, seeds))

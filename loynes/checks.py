@@ -284,10 +284,10 @@ def growth_budget(chk: Check) -> dict[str, Any]:
                           "for this system shows stability"}
     need = (float(student.isf(chk.level, chk.replications - 1)) + 1.64) * se / g
     steps = _pow2(chk.steps * need * need)
-    noise = "; at t < 2 it is as likely noise" if g / se < 2 else ""
+    noise = "; with t below 2 it could well be noise" if g / se < 2 else ""
     return {"steps": max(steps, 2 * chk.steps),
             "growth": f"the steps at which the observed growth, {g:.3g} ± {se:.2g} per "
-                      f"customer (t = {g / se:.2g}), would be significant if it is real{noise}"}
+                      f"customer (t = {g / se:.3g}), would be significant if it is real{noise}"}
 
 
 def _pow2(x: float) -> int:

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 from scipy import stats
 
-from recursions._validate import check_int, check_nonnegative, check_positive
+from recursions._validate import check_int, check_nonnegative, check_positive, check_real
 from recursions.dists import as_law
 
 __all__ = [
@@ -126,6 +126,13 @@ def pollaczek_khinchine_mean_wait(arrival_rate: float, mean: float, second_momen
     Returns
     -------
     float
+        ``inf`` for an infinite second moment (a heavy tail of index at most 2).
+
+    Raises
+    ------
+    ValueError
+        For a load ``lambda E[sigma] >= 1``, a second moment below ``E[sigma]^2`` (no law has
+        one) or a negative rate.
 
     Examples
     --------
@@ -136,15 +143,17 @@ def pollaczek_khinchine_mean_wait(arrival_rate: float, mean: float, second_momen
     ...
     ValueError: second_moment must be >= mean**2 (no law has ...), got 0.5 with mean 1.0
     """
-    arrival_rate = check_positive(arrival_rate, "arrival_rate")
+    arrival_rate = check_nonnegative(arrival_rate, "arrival_rate")
     mean = check_positive(mean, "mean")
-    second_moment = check_positive(second_moment, "second_moment")
+    second_moment = check_real(second_moment, "second_moment", 0.0, open_lo=True, finite=False)
     if second_moment < mean * mean * (1.0 - 1e-12):
         raise ValueError(f"second_moment must be >= mean**2 (no law has E[sigma^2] < "
                          f"E[sigma]^2), got {second_moment} with mean {mean}")
     rho = arrival_rate * mean
     if rho >= 1:
         raise ValueError(f"the load lambda E[sigma] must be < 1, got {rho}")
+    if arrival_rate == 0.0:
+        return 0.0  # nobody arrives, whatever the tail
     return arrival_rate * second_moment / (2.0 * (1.0 - rho))
 
 

@@ -213,7 +213,7 @@ def simulate(
                 "(e.g. warmup=steps // 10) or start from a stationary state with w0=")
     if nrep * batches < 2:
         dg.warn("one batch of one replication: the standard errors are nan (no spread to "
-                "measure); pass batches >= 2 or replications >= 2")
+                "measure); pass replications >= 2, or batches >= 2 with steps >= 2")
     ss = as_seed_sequence(rng)
     seeds = ss.spawn(nrep)
     streams = [input.forward(child(sd, 0)) for sd in seeds]

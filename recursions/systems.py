@@ -646,6 +646,11 @@ class Envelope(System):
         return self.system.bounded_by_service
 
     @property
+    def joins_by_state(self) -> bool:  # type: ignore[override]
+        """As the bounded system when passed through (a map of your own may route by size)."""
+        return not self._passthrough or self.system.joins_by_state
+
+    @property
     def stability_family(self) -> str:  # type: ignore[override]
         """As the bounded system when passed through, else ``"generic"``."""
         return self.system.stability_family if self._passthrough else "generic"

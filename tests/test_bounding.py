@@ -338,8 +338,8 @@ def test_one_draw_function_pickles_and_gives_the_sample_draws(method):
 def test_found_is_what_the_naive_map_finds_for_the_arrival_at_zero(system, rate):
     # the customer at 0 joins by the naive twin's rule, with the uniforms of its own stream
     ps = bounded_sample(system, rc.Poisson(rate, D.Exponential(1.0)), 150, rng=3)
-    gen = np.random.default_rng(child(as_seed_sequence(3), _ARRIVAL))
-    u = gen.random((150, 1)) if system.uniforms else np.zeros((150, 1))
+    seeds = as_seed_sequence(3).spawn(150)  # draw k's own seed, as the draws use
+    u = [np.random.default_rng(child(sd, _ARRIVAL)).random(1) for sd in seeds]
     name, params = naive.describe(system)
     want = [naive.apply(name, params, list(w), 0.0, 0.0, list(uk))[1]
             for w, uk in zip(ps.samples, u, strict=True)]

@@ -254,8 +254,35 @@ def test_found_needs_an_exact_service_time_for_a_map_of_your_own():
     w = np.array([[0.0, 1.0], [0.5, 2.0]])
     periodic = rc.Periodic([1.0, 2.0], [1.5, 1.5])
     mine = rc.Map(rc.maps.jsw, servers=2)
-    assert cp.perfect.found_at_zero(mine, periodic, w, np.random.SeedSequence(1)) is None
-    assert cp.perfect.found_at_zero(rc.Loss(2), periodic, w, np.random.SeedSequence(1)) is None
+    seeds = np.random.SeedSequence(1).spawn(2)
+    assert cp.perfect.found_at_zero(mine, periodic, w, seeds) is None
+    assert cp.perfect.found_at_zero(rc.Loss(2), periodic, w, seeds) is None
     # a built-in map joins by state alone: any input will do
-    found = cp.perfect.found_at_zero(rc.JSW(2), periodic, w, np.random.SeedSequence(1))
+    found = cp.perfect.found_at_zero(rc.JSW(2), periodic, w, seeds)
     np.testing.assert_array_equal(found, w[:, 0])
+
+
+class _SizeRouted(rc.JIQ):
+    """JIQ declaring that its step may read the service time: ``found`` then draws one."""
+
+    joins_by_state = False
+
+
+def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
+    from coupling.perfect import _ARRIVAL, found_at_zero
+    from recursions._rng import child
+    from tests import naive
+
+    w = np.array([[0.5, 1.0, 2.0], [0.0, 1.0, 2.0], [1.0, 2.0, 3.0]])
+    seeds = np.random.SeedSequence(4).spawn(3)
+    inp = rc.Poisson(0.9, rc.dists.Exponential(1.0))
+    found = found_at_zero(_SizeRouted(3), inp, w, seeds)
+    for k, sd in enumerate(seeds):  # the service first, then the routing uniform
+        gen = np.random.default_rng(child(sd, _ARRIVAL))
+        sigma = float(inp.service.sample(gen, 1)[0])
+        assert found[k] == naive.jiq(list(w[k]), sigma, 0.0, gen.random())[1]
+    periodic = rc.Periodic([1.0, 2.0], [1.5, 1.5])
+    assert found_at_zero(_SizeRouted(3), periodic, w, seeds) is None
+    assert found_at_zero(rc.JIQ(3), periodic, w, seeds) is not None
+    assert not rc.Envelope(rc.Map(rc.maps.jsw, servers=2, monotone=True)).joins_by_state
+    assert rc.Envelope(rc.JpSW(3, 1)).joins_by_state

@@ -125,7 +125,7 @@ def test_profile_outside_grid():
     lambda: ly.growth_rate("JSW", INP),
     lambda: ly.growth_rate(rc.JSW(2), rc.JSW(2)),
 ])
-def test_swapped_or_missing_arguments_are_named(call):
+def test_an_argument_of_the_wrong_kind_is_named(call):
     with pytest.raises(TypeError, match=r"must be a recursions (input|system), got (JSW|str)"):
         call()
 
@@ -134,6 +134,8 @@ def test_pollaczek_khinchine_refuses_impossible_moments():
     with pytest.raises(ValueError, match="second_moment must be >= mean"):
         ly.pollaczek_khinchine_mean_wait(0.5, 1.0, 0.5)
     assert ly.pollaczek_khinchine_mean_wait(0.5, 1.0, 1.0) == pytest.approx(0.5)  # M/D/1
+    assert ly.pollaczek_khinchine_mean_wait(0.5, 1.0, np.inf) == np.inf  # tail index <= 2
+    assert ly.pollaczek_khinchine_mean_wait(0.0, 1.0, np.inf) == 0.0
 
 
 def test_profile_of_one_level_is_a_pair_of_floats():
@@ -149,3 +151,15 @@ def test_one_batch_warns_that_there_is_no_standard_error():
     with pytest.warns(rc.SimulationWarning, match="standard errors are nan"):
         res = rc.simulate(rc.JSW(2), INP, steps=10, batches=1, rng=1)
     assert np.isnan(res.mean_wait.se)
+
+
+def test_growth_budget_says_when_the_growth_it_rests_on_may_be_noise():
+    from loynes.checks import Check, growth_budget
+
+    chk = Check(rc.JSW(2), INP, horizon=2**10, steps=2**10, replications=8, alpha=1e-3,
+                seeds=iter(()))
+    chk.evidence.update({"growth per customer": 0.01, "growth per customer se": 0.014})
+    text = growth_budget(chk)["growth"]
+    assert "0.01 ± 0.014 per customer (t = 0.714)" in text and "could well be noise" in text
+    chk.evidence["growth per customer se"] = 0.002
+    assert "noise" not in growth_budget(chk)["growth"]
