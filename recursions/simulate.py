@@ -412,7 +412,7 @@ def simulate(
         if fewest < 2:
             raise ValueError(_few_snapshots(fewest, None, every, S, profile_every is None,
                                             time=time, mean_tau=input.mean_interarrival))
-    check = dg.batch_check(acc[..., eng.WORK], snaps if use_heap else arr)
+    check = _batch_checks(acc, snaps if use_heap else arr)
     if load_msg is None and check is not None and check.message() is not None:
         dg.warn(f"{system!r}: {check.message()}")
     loss = system.has_loss
@@ -518,6 +518,24 @@ def _condition3_load(system: System, input: Input) -> float | None:
         return None
     rho = system.load(input)
     return None if rho is None else float(rho)
+
+
+def _batch_checks(acc: np.ndarray, weight: np.ndarray) -> dg.BatchCheck | None:
+    """The batch check of the total workload, and of what customers found at the server joined.
+
+    The workload is summed where it is sampled (every arrival on the dense engine, every
+    snapshot on the heap engine, whose short runs then have few usable batches); what the
+    joining customers found, behind ``mean_wait``, has a value in every batch of every engine
+    and is often the more correlated series. Returns the first check that flags, else the
+    workload's.
+    """
+    work = dg.batch_check(acc[..., eng.WORK], weight)
+    found = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED],
+                           "workload found at the joined server")
+    for c in (work, found):
+        if c is not None and c.message() is not None:
+            return c
+    return work if work is not None else found
 
 
 def _few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,

@@ -287,3 +287,11 @@ def test_other_systems_refuse_arrivals_only_inputs():
     with pytest.raises(ValueError, match="carries arrivals only"):
         cp.perfect_sample(rc.JSW(2), RED.poisson(1.0), 1)
     rc.JSW(2).check_input(FULL)  # any input with service times
+
+
+def test_heap_engine_checks_what_customers_found():
+    # 1000 arrivals on 100 servers: the workload is sampled at about 10 snapshots, too few for
+    # its check, while the waits have a value in every batch (0 / 200 runs warned before)
+    with pytest.warns(rc.SimulationWarning, match="workload found at the joined server"):
+        res = rc.simulate(rc.JSW(100), mm(100, 0.9), steps=1000, warmup=5000, rng=0)
+    assert res.batch_check.quantity == "workload found at the joined server"
