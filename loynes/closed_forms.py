@@ -32,8 +32,9 @@ __all__ = [
 def erlang_b(servers: int, offered_load: float) -> float:
     """Erlang B blocking probability ``B(c, a)`` of an M/G/c/c loss system.
 
-    Computed in log space as ``P(N = c) / P(N <= c)`` with ``N ~ Poisson(a)``, accurate for
-    ``c`` up to ``10^5`` and beyond.
+    Computed by the stable recursion ``1/B(n) = 1 + (n / a) / B(n - 1)``, ``B(0) = 1``, for
+    ``c <= 10^5``, and beyond in log space as ``P(N = c) / P(N <= c)`` with
+    ``N ~ Poisson(a)`` (which underflows for ``a`` above about 730 at small ``c``).
 
     Parameters
     ----------
@@ -50,11 +51,18 @@ def erlang_b(servers: int, offered_load: float) -> float:
     --------
     >>> round(erlang_b(2, 1.0), 6)
     0.2
+    >>> erlang_b(1, 1.0), round(erlang_b(1, 800.0), 6)   # a / (1 + a) for one server
+    (0.5, 0.998752)
     """
     c = check_int(servers, "servers", 0)
     a = check_nonnegative(offered_load, "offered_load")
     if a == 0:
         return 1.0 if c == 0 else 0.0
+    if c <= 100_000:
+        inv = 1.0
+        for n in range(1, c + 1):
+            inv = 1.0 + inv * n / a
+        return 1.0 / inv
     return float(math.exp(stats.poisson.logpmf(c, a) - stats.poisson.logcdf(c, a)))
 
 

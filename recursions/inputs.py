@@ -20,6 +20,7 @@ for, as the backward Loynes scheme and coupling from the past require.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -89,6 +90,24 @@ class Input(ABC):
     def arrival_rate(self) -> float:
         """Arrival rate ``1 / E[tau]``."""
         return 1.0 / self.mean_interarrival
+
+    @property
+    def finite_variance(self) -> bool:
+        """Whether every interarrival and service law has a finite variance.
+
+        Batch-means standard errors of sums of service times need it: with an infinite
+        variance (a tail of index at most 2) they are not valid at any run length.
+        """
+        return True
+
+    @property
+    def correlation_length(self) -> float:
+        """Customers over which the input's own dependence decays (1 for i.i.d. input).
+
+        A batch of customers much shorter than this is not nearly independent of the next,
+        so estimates from batch means need batches many times longer.
+        """
+        return 1.0
 
     @property
     def offered_load(self) -> float:
@@ -296,6 +315,10 @@ class Renewal(Input):
         object.__setattr__(self, "service", as_law(self.service, "service"))
 
     @property
+    def finite_variance(self) -> bool:  # noqa: D102
+        return bool(math.isfinite(self.service.var) and math.isfinite(self.interarrival.var))
+
+    @property
     def mean_service(self) -> float:  # noqa: D102
         return float(self.service.mean)
 
@@ -464,6 +487,11 @@ class Periodic(Input):
         return self._s.size
 
     @property
+    def correlation_length(self) -> float:
+        """One period: the input repeats itself exactly after it."""
+        return float(self._s.size)
+
+    @property
     def mean_service(self) -> float:  # noqa: D102
         return float(self._s.mean())
 
@@ -571,6 +599,29 @@ class MarkovModulated(Input):
     def stationary(self) -> np.ndarray:
         """Stationary law ``pi`` of the environment chain."""
         return self._pi.copy()
+
+    @property
+    def finite_variance(self) -> bool:  # noqa: D102
+        laws = (*self.interarrivals, *self.services)
+        return bool(all(math.isfinite(d.var) for d in laws))
+
+    @property
+    def correlation_length(self) -> float:
+        """``(1 + r) / (1 - r)``, ``r`` the second largest eigenvalue modulus of the chain.
+
+        The integrated autocorrelation time of the environment, in customers.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> E = rc.dists.Exponential
+        >>> slow = rc.MarkovModulated([[0.99, 0.01], [0.01, 0.99]], [E(1.0)] * 2, [E(1.0)] * 2)
+        >>> round(slow.correlation_length, 6)   # eigenvalues 1 and 0.98
+        99.0
+        """
+        moduli = np.sort(np.abs(np.linalg.eigvals(self._P)))[::-1]
+        r = float(moduli[1]) if moduli.size > 1 else 0.0
+        return math.inf if r >= 1.0 - 1e-12 else (1.0 + r) / (1.0 - r)
 
     @property
     def mean_service(self) -> float:  # noqa: D102

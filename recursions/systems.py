@@ -607,6 +607,9 @@ class Envelope(System):
             # passed through unchanged, it would be declared monotone without being so
             raise ValueError(f"no monotone envelope is known for {system!r}: Envelope bounds "
                              "JpSW, JIQ and Loss, and is the map itself for a monotone map")
+        if "dense" not in system.engines:  # e.g. a JIQ with a buffer: not a workload map
+            raise ValueError(f"{system!r} is not a map on workload vectors (its engines: "
+                             f"{', '.join(system.engines)}), so it has no envelope")
         object.__setattr__(self, "system", system)
         object.__setattr__(self, "servers", system.servers)
         object.__setattr__(self, "params", self._params())
@@ -644,6 +647,25 @@ class Envelope(System):
     def bounded_by_service(self) -> bool:  # type: ignore[override]
         """As the bounded system: the envelope of a loss system keeps ``max(w_i, sigma)``."""
         return self.system.bounded_by_service
+
+    @property
+    def capacity(self) -> float:  # type: ignore[override]
+        """As the bounded system (a map of your own may declare its servers' speeds)."""
+        return self.system.capacity
+
+    def innovations(self, gen: np.random.Generator, n: int) -> np.ndarray:
+        """The bounded system's own routing (or size) draws, so both see the same input."""
+        return self.system.innovations(gen, n)
+
+    def check_input(self, input: Any) -> None:
+        """As the bounded system."""
+        self.system.check_input(input)
+
+    def __getattr__(self, name: str) -> Any:
+        # the bounded system's parameters (p, classes, frame, ...), which its checks read
+        if name.startswith("_") or name == "system":
+            raise AttributeError(name)
+        return getattr(self.system, name)
 
     @property
     def joins_by_state(self) -> bool:  # type: ignore[override]

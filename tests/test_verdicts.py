@@ -247,3 +247,54 @@ def test_judge_tests_estimates_and_compares_closed_forms():
     assert chk.judge(0.75, 0.1) is True and chk.judge(0.75, 0.1, df=2) is None
     assert chk.judge(0.2, 0.05, above=True) is True
     assert chk.judge(0.05, 0.05, above=True) is None
+
+
+# -- corners where a test or theorem was used beyond its hypotheses --------------------------
+def test_infinite_variance_service_decides_nothing_by_batch_means():
+    # true (8) = 1.025 (unstable); the batch-means test said STABLE in 10 / 300 seeds
+    inp = rc.Renewal(rc.dists.Erlang(2, 3.4), rc.dists.Lomax(1.5, mean=1.0))
+    rep = ly.check_stability(rc.SplitBound(2, 1), inp, rng=3, steps=4096, horizon=4096)
+    assert rep.verdict != "stable"
+    c8 = next(c for c in rep.conditions if c.name == "(8)")
+    assert c8.holds is None and "infinite variance" in rep.evidence[
+        "loss system estimates not tested"]
+
+
+def test_slowly_modulated_input_needs_batches_longer_than_its_memory():
+    # the environment keeps its state for about 666 customers: (8) = 1.0115, unstable
+    P = [[0.999, 0.001], [0.002, 0.998]]
+    inp = rc.MarkovModulated(P, [E(2.7), E(0.864)], [E(1.0), E(1.0)])
+    assert inp.correlation_length == pytest.approx(1.997 / 0.003)
+    rep = ly.check_stability(rc.SplitBound(2, 1), inp, rng=83, steps=4096, horizon=64)
+    assert rep.verdict != "stable"
+    assert "steps >= 4.26e+05" in rep.evidence["loss system estimates not tested"]
+
+
+def test_poisson_renovation_holds_where_exp_underflows():
+    rep = ly.check_stability(rc.SplitBound(900, 1), rc.Poisson(800.0, E(1.0)), steps=2**10,
+                             horizon=2**10)
+    assert rep.verdict == "stable" and rep.decided_by.name == "split-bound"
+    assert next(c for c in rep.conditions if c.name == "(9)").holds is True
+
+
+def test_bounded_but_not_renovating_is_undecided():
+    # the one-server loss map on a fixed periodic input cycles 0 -> 0.5 -> 0: no fixed point
+    rep = ly.check_stability(rc.Loss(1), rc.Periodic([1.5], [1.0]))
+    assert rep.verdict == "undecided" and "(9) is not shown" in rep.decided_by.detail
+
+
+def test_a_framed_redundancy_system_is_not_called_unstable():
+    from recursions.redundancy import JobClass, Redundancy
+
+    framed = Redundancy(4, [JobClass(2, 1, E(1.0))], frame=2.0)
+    rep = ly.check_stability(framed, framed.poisson(6.0), steps=4096, horizon=4096)
+    assert rep.verdict == "undecided" and "frame" in rep.decided_by.detail
+
+
+def test_an_envelope_passes_on_what_its_system_declares():
+    split = rc.Envelope(rc.SplitBound(3, 1))  # passed through: the split bound's own check
+    assert split.p == 1 and split.capacity == 3.0
+    rep = ly.check_stability(split, rc.Poisson(2.0, E(1.0)), steps=2**12, horizon=2**12)
+    assert rep.verdict == "stable"
+    with pytest.raises(ValueError, match="not a map on workload vectors"):
+        rc.Envelope(rc.JIQ(2, buffer=1))
