@@ -26,7 +26,10 @@ class SimulationResult(Record):
         Arrivals measured per replication, discarded warm-up arrivals, replications.
     p_wait : Estimate or None
         Fraction of arrivals that join a server with positive workload (the FCFS probability of
-        waiting under JSW). ``None`` for loss systems.
+        waiting under JSW). ``None`` for loss systems. On the queue-length engines of a
+        buffered system it also counts the blocked arrivals: it is the zero-wait theorem's
+        P(an arrival waits or is blocked), and ``p_wait - p_block`` is the part that joined a
+        busy server.
     mean_wait : Estimate or None
         Mean workload found at the joined server (the FCFS mean wait under JSW). ``None`` for
         loss systems.
