@@ -358,7 +358,8 @@ def condition_9(chk: Check) -> Condition:
     if _is_poisson(chk.input):
         # exp(-a) > 0 for every finite a, even where the float underflows (a > 745)
         ren = rc.Estimate(math.exp(-chk.input.offered_load), 0.0)
-        how, holds = "Poisson input: exp(-lambda E[sigma]) > 0", True
+        how = "Poisson input: exp(-lambda E[sigma]) > 0"
+        holds: bool | None = True
     else:
         batches = min(RENOVATION_BATCHES, chk.steps)
         ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds),

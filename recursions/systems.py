@@ -649,7 +649,7 @@ class Envelope(System):
         return self.system.bounded_by_service
 
     @property
-    def capacity(self) -> float:  # type: ignore[override]
+    def capacity(self) -> float:
         """As the bounded system (a map of your own may declare its servers' speeds)."""
         return self.system.capacity
 
