@@ -33,8 +33,9 @@ class SimulationResult(Record):
     mean_wait : Estimate or None
         Mean workload found at the joined server (the FCFS mean wait under JSW). ``None`` for
         loss systems.
-    mean_workload : Estimate
-        Mean total workload ``sum_i W(i)`` seen by an arrival.
+    mean_workload : Estimate or None
+        Mean total workload ``sum_i W(i)`` seen by an arrival. ``None`` on the queue-length
+        engines, which track jobs (see ``mean_jobs``).
     busy_fraction : Estimate
         Mean fraction of servers with positive workload, seen by an arrival.
     p_loss : Estimate or None
@@ -81,7 +82,7 @@ class SimulationResult(Record):
     replications: int
     p_wait: Estimate | None
     mean_wait: Estimate | None
-    mean_workload: Estimate
+    mean_workload: Estimate | None
     busy_fraction: Estimate
     p_loss: Estimate | None
     p_block: Estimate | None

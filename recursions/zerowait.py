@@ -922,7 +922,7 @@ def simulate_queues(
         replications=nrep,
         p_wait=ratio_estimate(acc[..., _WAITED], arr),
         mean_wait=ratio_estimate(waiting, arr - acc[..., _BLOCKED]),
-        mean_workload=None,  # type: ignore[arg-type]
+        mean_workload=None,
         busy_fraction=per_server(acc[..., _BUSY_T]),
         p_loss=None,
         p_block=ratio_estimate(acc[..., _BLOCKED], arr) if b > 0 else None,
