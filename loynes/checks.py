@@ -18,7 +18,7 @@ A family declares how many statistical tests it may run; each runs at level ``al
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -337,6 +337,9 @@ def check_loss(chk: Check) -> StabilityReport:
             "a stationary version exists (an input of fixed phase can keep the system "
             "cycling)"))
     detail += "; (9) holds, so the stationary regime exists and is unique (backward coupling)"
+    if c9.se > 0:  # (9) decided by a test of its estimate
+        return chk.report("stable", Basis("test", "bounded", chk.alpha, detail +
+                                          f" (a test at level {chk.level:.2g})"))
     return chk.report("stable", Basis("theorem", "bounded", 0.0, detail))
 
 
@@ -355,11 +358,20 @@ LOSS_REPLICATIONS = 2
 
 def condition_9(chk: Check) -> Condition:
     """Condition (9), the renovation event's probability, exact for Poisson input."""
-    if _is_poisson(chk.input):
+    inp = chk.input
+    if _is_poisson(inp):
         # exp(-a) > 0 for every finite a, even where the float underflows (a > 745)
-        ren = rc.Estimate(math.exp(-chk.input.offered_load), 0.0)
+        ren = rc.Estimate(math.exp(-inp.offered_load), 0.0)
         how = "Poisson input: exp(-lambda E[sigma]) > 0"
         holds: bool | None = True
+    elif isinstance(inp, rc.Renewal) and math.isinf(inp.interarrival.support_max):
+        # the event is tau_{-1} >= max(M_{-1}, sigma_{-1}), M the largest residual of the
+        # infinite-server system: finite a.s. (E sigma < inf) and independent of tau_{-1},
+        # whose unbounded law exceeds any finite level with positive probability
+        ren = rc.Estimate(math.nan, 0.0)
+        how = ("renewal input with unbounded interarrival times: P(tau > max(M, sigma)) > 0 "
+               "for the a.s. finite, independent largest residual M")
+        holds = True
     else:
         batches = min(RENOVATION_BATCHES, chk.steps)
         ren = renovation_probability(chk.input, chk.steps, rng=next(chk.seeds),
@@ -438,30 +450,38 @@ BATCH_CORRELATION_LENGTHS = 20
 """A batch must hold this many of the input's correlation lengths for a batch-means error."""
 
 
-def untestable(chk: Check, batches: int, laws: Sequence[Any] = ()) -> str | None:
+def untestable(chk: Check, batches: int) -> str | None:
     """Why a batch-means error of a run of ``chk.steps`` customers is not valid, or ``None``.
 
-    Two things the input declares rule it out: an infinite variance of a law whose values
-    are summed (the input's own, or ``laws``: a tail of index at most 2 has no central
-    limit with the usual rate), and a correlation length (:attr:`recursions.Input.
-    correlation_length`) that batches of ``steps / batches`` customers do not exceed
-    :data:`BATCH_CORRELATION_LENGTHS` times. Measured: without these, a test at level 1e-3
-    said STABLE for unstable systems in 10 / 300 seeds (Lomax(1.5) service) and 25 / 1500
-    (an environment that keeps its state for about 700 customers).
+    Two things the input declares rule it out: an infinite variance of one of its laws (a
+    tail of index at most 2 has no central limit at the usual rate), and a correlation
+    length (:attr:`recursions.Input.correlation_length`, when above 1) that batches of
+    ``steps / batches`` customers do not hold :data:`BATCH_CORRELATION_LENGTHS` times (the
+    steps that would are put in ``chk.evidence["batch means need steps"]``). Measured:
+    without these, a test at level 1e-3 said STABLE for unstable systems in 10 / 300 seeds
+    (Lomax(1.5) service) and 25 / 1500 (an environment of correlation length 666).
     """
-    if not chk.input.finite_variance or any(not math.isfinite(d.var) for d in laws):
+    if not chk.input.finite_variance:
         return ("a law has an infinite variance, so batch means have no valid standard "
                 "error at any run length")
-    need = BATCH_CORRELATION_LENGTHS * chk.input.correlation_length * batches
-    if chk.steps < need:
-        return (f"the input's dependence lasts about {chk.input.correlation_length:.3g} "
-                f"customers, so batch means need steps >= {need:.3g} "
-                f"({BATCH_CORRELATION_LENGTHS} such lengths a batch); got {chk.steps}")
+    length = chk.input.correlation_length
+    need = BATCH_CORRELATION_LENGTHS * length * batches
+    if length > 1 and chk.steps < need:
+        chk.evidence["batch means need steps"] = need
+        return (f"the input's correlation length is {length:.3g} customers, so batch means "
+                f"need steps >= {need:.3g} ({BATCH_CORRELATION_LENGTHS} such lengths a "
+                f"batch); got {chk.steps}")
     return None
 
 
 def _condition_budget(chk: Check, c: Condition) -> dict[str, Any]:
     """Steps at which an estimated condition would likely be decided."""
+    if math.isnan(c.se) and "batch means need steps" in chk.evidence:
+        return {"steps": _pow2(chk.evidence["batch means need steps"]),
+                c.name: "the steps at which batches are long against the input's correlation"}
+    if math.isnan(c.se) and not chk.input.finite_variance:
+        return {c.name: "no budget helps: a law has an infinite variance, so batch means "
+                        "have no valid standard error"}
     if not c.se > 0 or c.value == 1:
         return {}
     need = (chk.z + 1.64) * c.se / abs(1 - c.value)

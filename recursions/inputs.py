@@ -607,9 +607,12 @@ class MarkovModulated(Input):
 
     @property
     def correlation_length(self) -> float:
-        """``(1 + r) / (1 - r)``, ``r`` the second largest eigenvalue modulus of the chain.
+        """The environment's integrated autocorrelation time, in customers (at least 1).
 
-        The integrated autocorrelation time of the environment, in customers.
+        ``max(1, max Re((1 + l) / (1 - l)))`` over the eigenvalues ``l != 1`` of the chain:
+        the integrated time of a function along the eigenvector of ``l`` (exact for
+        reversible chains). A slow chain has ``l`` near 1 and a long time; one that
+        alternates has ``l`` near -1, whose oscillating correlations cancel, and a short one.
 
         Examples
         --------
@@ -618,10 +621,19 @@ class MarkovModulated(Input):
         >>> slow = rc.MarkovModulated([[0.99, 0.01], [0.01, 0.99]], [E(1.0)] * 2, [E(1.0)] * 2)
         >>> round(slow.correlation_length, 6)   # eigenvalues 1 and 0.98
         99.0
+        >>> flip = rc.MarkovModulated([[0.0, 1.0], [1.0, 0.0]], [E(1.0)] * 2, [E(1.0)] * 2)
+        >>> flip.correlation_length   # eigenvalue -1: it alternates exactly
+        1.0
         """
-        moduli = np.sort(np.abs(np.linalg.eigvals(self._P)))[::-1]
-        r = float(moduli[1]) if moduli.size > 1 else 0.0
-        return math.inf if r >= 1.0 - 1e-12 else (1.0 + r) / (1.0 - r)
+        lam = np.linalg.eigvals(self._P)
+        lam = np.delete(lam, int(np.argmin(np.abs(lam - 1.0))))  # the eigenvalue 1 itself
+        if lam.size == 0:
+            return 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            times = np.real((1.0 + lam) / (1.0 - lam))
+        if np.any(np.abs(1.0 - lam) < 1e-12):  # a second eigenvalue 1: not irreducible
+            return math.inf
+        return float(max(1.0, times.max()))
 
     @property
     def mean_service(self) -> float:  # noqa: D102

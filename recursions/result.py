@@ -62,8 +62,9 @@ class SimulationResult(Record):
         Which engine ran: ``"dense"`` (sorted-vector kernel), ``"heap"`` (absolute empty
         times), ``"queues"`` (per-server queues) or ``"counts"`` (aggregated Coxian chain).
     batch_check : recursions.diagnostics.BatchCheck or None
-        Trend and lag-1 autocorrelation of the batch means of the total workload (of the
-        number of jobs, for queue-length systems); when either is flagged, ``simulate`` warned
+        Trend and lag-1 autocorrelation of the batch means of the total workload, or of what
+        customers found at the server they joined when that series is the one flagged (of
+        the number of jobs, for queue-length systems); when either is flagged, ``simulate`` warned
         with :class:`~recursions.SimulationWarning`. ``None`` when it could not be computed
         (fewer than 3 batches per replication).
     grid : numpy.ndarray

@@ -127,7 +127,8 @@ def simulate(
     SimulationWarning
         When the load ``rho = E[sigma] / (S E[tau]) >= 1`` for a system that keeps every
         customer's work (condition (3) fails: no stationary regime); when the batch means of
-        the total workload trend across the run or are strongly correlated
+        the total workload, or of what customers found at the server they joined, trend
+        across the run or are strongly correlated
         (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``); when
         ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then
         includes the transient from the initial state).
@@ -412,7 +413,9 @@ def simulate(
         if fewest < 2:
             raise ValueError(_few_snapshots(fewest, None, every, S, profile_every is None,
                                             time=time, mean_tau=input.mean_interarrival))
-    check = _batch_checks(acc, snaps if use_heap else arr)
+    check = _batch_checks(acc, snaps if use_heap else arr,
+                          "response time" if policy == hp.REDUNDANCY else
+                          "workload found at the joined server")
     if load_msg is None and check is not None and check.message() is not None:
         dg.warn(f"{system!r}: {check.message()}")
     loss = system.has_loss
@@ -520,8 +523,8 @@ def _condition3_load(system: System, input: Input) -> float | None:
     return None if rho is None else float(rho)
 
 
-def _batch_checks(acc: np.ndarray, weight: np.ndarray) -> dg.BatchCheck | None:
-    """The batch check of the total workload, and of what customers found at the server joined.
+def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str) -> dg.BatchCheck | None:
+    """The batch check of the total workload, and of what customers found (``found`` names it).
 
     The workload is summed where it is sampled (every arrival on the dense engine, every
     snapshot on the heap engine, whose short runs then have few usable batches); what the
@@ -530,12 +533,11 @@ def _batch_checks(acc: np.ndarray, weight: np.ndarray) -> dg.BatchCheck | None:
     workload's.
     """
     work = dg.batch_check(acc[..., eng.WORK], weight)
-    found = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED],
-                           "workload found at the joined server")
-    for c in (work, found):
+    seen = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED], found)
+    for c in (work, seen):
         if c is not None and c.message() is not None:
             return c
-    return work if work is not None else found
+    return work if work is not None else seen
 
 
 def _few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,

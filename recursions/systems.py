@@ -661,11 +661,22 @@ class Envelope(System):
         """As the bounded system."""
         self.system.check_input(input)
 
+    def load(self, input: Any) -> float | None:
+        """As the bounded system (redundancy, for one, has no such load)."""
+        return self.system.load(input)
+
+    def _check_u(self, u: Any) -> np.ndarray:
+        return self.system._check_u(u)
+
     def __getattr__(self, name: str) -> Any:
         # the bounded system's parameters (p, classes, frame, ...), which its checks read
         if name.startswith("_") or name == "system":
             raise AttributeError(name)
-        return getattr(self.system, name)
+        try:
+            return getattr(self.system, name)
+        except AttributeError:
+            raise AttributeError(f"neither {type(self).__name__} nor the {self.system!r} it "
+                                 f"bounds has an attribute {name!r}") from None
 
     @property
     def joins_by_state(self) -> bool:  # type: ignore[override]

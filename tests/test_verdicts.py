@@ -261,13 +261,27 @@ def test_infinite_variance_service_decides_nothing_by_batch_means():
 
 
 def test_slowly_modulated_input_needs_batches_longer_than_its_memory():
-    # the environment keeps its state for about 666 customers: (8) = 1.0115, unstable
+    # an environment of correlation length 666: (8) = 1.0115, unstable
     P = [[0.999, 0.001], [0.002, 0.998]]
     inp = rc.MarkovModulated(P, [E(2.7), E(0.864)], [E(1.0), E(1.0)])
     assert inp.correlation_length == pytest.approx(1.997 / 0.003)
     rep = ly.check_stability(rc.SplitBound(2, 1), inp, rng=83, steps=4096, horizon=64)
     assert rep.verdict != "stable"
     assert "steps >= 4.26e+05" in rep.evidence["loss system estimates not tested"]
+    assert rep.suggested["steps"] == 2**19  # the budget at which batches are long enough
+    # a chain that alternates has a short memory: the test runs as for i.i.d. input
+    flip = rc.MarkovModulated([[0.004, 0.996], [0.996, 0.004]], [E(1.6), E(1.6)],
+                              [E(1.0), E(1.0)])
+    assert flip.correlation_length == 1.0
+    assert ly.check_stability(rc.SplitBound(3, 1), flip, steps=2**14,
+                              horizon=2**10).verdict == "stable"
+
+
+def test_renewal_input_with_unbounded_gaps_renovates():
+    # tau_{-1} exceeds the a.s. finite largest residual with positive probability
+    rep = ly.check_stability(rc.Loss(3), rc.Renewal(rc.dists.Erlang(2, 24.0), E(1.0)))
+    assert rep.verdict == "stable" and rep.decided_by.kind == "theorem"
+    assert ly.erlang_b(100_001, 1e6) == pytest.approx(0.9000, rel=1e-3)
 
 
 def test_poisson_renovation_holds_where_exp_underflows():
@@ -298,3 +312,9 @@ def test_an_envelope_passes_on_what_its_system_declares():
     assert rep.verdict == "stable"
     with pytest.raises(ValueError, match="not a map on workload vectors"):
         rc.Envelope(rc.JIQ(2, buffer=1))
+    from recursions.redundancy import JobClass, Redundancy
+
+    red = Redundancy(4, [JobClass(2, 1, E(1.0))])
+    assert rc.Envelope(red).load(red.poisson(4.4)) is None  # as the system: no such load
+    with pytest.raises(AttributeError, match="neither Envelope nor"):
+        _ = split.sytem
