@@ -88,8 +88,16 @@ import numpy as np
 
 import recursions as rc
 from recursions._jit import jit
+from recursions._memory import require_memory
 from recursions._rng import RngLike, as_seed_sequence, child
-from recursions._validate import check_bool, check_input, check_int, check_positive, check_system
+from recursions._validate import (
+    check_bool,
+    check_count,
+    check_input,
+    check_int,
+    check_positive,
+    check_system,
+)
 from recursions.backward import run_window
 from recursions.estimate import Estimate
 from recursions.tables import Record
@@ -1150,7 +1158,7 @@ def horizons(method: str, unit: str, given: dict[str, Any], start: float,
         raise ValueError(f"method {method!r} counts its backward horizons in {unit}: give "
                          f"start_{unit}= and cap_{unit}=, not {' or '.join(wrong)}")
     s, c = given.get(f"start_{unit}"), given.get(f"cap_{unit}")
-    check = check_positive if unit == "time" else functools.partial(check_int, lo=1)
+    check = check_positive if unit == "time" else functools.partial(check_count, lo=1)
     s = start if s is None else check(s, f"start_{unit}")
     c = cap if c is None else check(c, f"cap_{unit}")
     if s > c:
@@ -1359,6 +1367,10 @@ def perfect_sample(
     system.check_input(input)
     size = check_int(size, "size", 1)
     S = system.servers
+    # the samples and their costs (with a seed each), and a few S-vectors per draw in flight
+    require_memory(float(size) * (8.0 * S + 1024.0) + 64.0 * 8.0 * S * (os.cpu_count() or 1),
+                   f"{size} perfect samples of {type(system).__name__} with {S} servers",
+                   "use a smaller size or fewer servers")
     root = as_seed_sequence(rng)
     seeds = root.spawn(size)
     nworkers = _check_workers(workers, size)

@@ -29,7 +29,7 @@ from .closed_forms import erlang_b
 from .growth import growth_rate
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
-from .sequence import AT_ONE, loynes
+from .sequence import loynes
 
 __all__ = ["FAMILIES", "Check", "register"]
 
@@ -93,16 +93,23 @@ class Check:
         return float(student.isf(self.level, df))
 
     def judge(self, value: float, se: float, above: bool = False, *, exact: bool = False,
-              df: int | None = None) -> bool | None:
+              df: int | None = None, ulps: float | None = None) -> bool | None:
         """Decide ``value < 1`` (``value > 0`` when ``above``).
 
-        ``exact`` says the value is a closed form and is compared as it is; otherwise it is
+        ``exact`` says the value is a closed form and is compared as it is, except that a
+        value within ``ulps`` roundings of 1 but not 1 itself (:func:`near_one`; default
+        :data:`RESOLUTION_ULPS`) decides nothing (``None``); exactly 1 is not below 1.
+        Otherwise it is
         an estimate, tested at :attr:`level` with the normal quantile or, given ``df``,
         Student's ``t`` (batch means). An estimate whose standard error is not a positive
         finite number decides nothing (``None``): a zero error from a short run is no proof.
         """
         if exact:
-            return bool(value > 0) if above else bool(value < 1 - AT_ONE)
+            if above:
+                return bool(value > 0)
+            if near_one(value, RESOLUTION_ULPS if ulps is None else ulps):
+                return None
+            return bool(value < 1)
         if not (math.isfinite(se) and se > 0 and math.isfinite(value)):
             return None
         q = self.quantile(df)
@@ -142,6 +149,42 @@ def register(name: str, tests: Callable[[Check], int]) -> Callable[[Family], Fam
     return deco
 
 
+RESOLUTION_ULPS = 16
+"""A closed-form value within this many units in the last place (``eps = 2**-52``) of 1 is
+within the rounding of its own computation.
+
+The load ``E[sigma] / (S E[tau])`` is computed from float means (each one or a few roundings
+from the user's parameters, which are themselves rounded decimals) and one product and one
+division: ``|rho - 1| <= 16 eps`` is ``|E[sigma] - S E[tau]| <= 16 eps S E[tau]``, the
+magnitude of the two sides times a few of their roundings. Such a value may be 1, or just on
+either side of it in the user's exact arithmetic, so it decides nothing."""
+
+
+def near_one(value: float, ulps: float = RESOLUTION_ULPS) -> bool:
+    """Whether ``value`` is within floating-point resolution of 1 but not exactly 1.
+
+    Parameters
+    ----------
+    value : float
+        A closed-form ratio (a load, or a condition's left side over its right side).
+    ulps : float, default RESOLUTION_ULPS
+        Roundings its computation may carry, in units of ``eps``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> near_one(3 * 0.3 / (0.1 + 0.2) / 3), near_one(1.0), near_one(1 - 1e-12)
+    (True, False, False)
+    """
+    return value != 1.0 and abs(value - 1.0) <= ulps * _EPS
+
+
+_EPS = 2.0**-52
+
+
 def _is_poisson(inp: rc.Input) -> bool:
     return isinstance(inp, rc.Renewal) and inp.interarrival.exponential_rate is not None
 
@@ -156,7 +199,8 @@ def condition_3(chk: Check, role: str = "necessary") -> Condition:
     S, es, et = chk.system.capacity, chk.input.mean_service, chk.input.mean_interarrival
     rho = es / (S * et)
     c3 = Condition("(3)", "E[sigma] < S E[tau]: the work brought per unit time is below the "
-                   "S servers' capacity", role, rho, 0.0, bool(rho < 1 - AT_ONE),
+                   "S servers' capacity", role, rho, 0.0,
+                   None if near_one(rho) else bool(rho < 1),
                    f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S:g}")
     chk.conditions.append(c3)
     chk.evidence["load per server"] = rho
@@ -166,14 +210,24 @@ def condition_3(chk: Check, role: str = "necessary") -> Condition:
 
 
 def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
-    """The verdict when (3) fails (``None`` when it holds).
+    """The verdict when (3) fails or is within rounding of 1 (``None`` when it holds).
 
-    A load within ``AT_ONE`` (1e-9) of 1 is taken as exactly 1: a rate written as
-    ``3 * 0.3 / (0.1 + 0.2)`` (2.999999999999999) should not be decided by its last bit.
+    A load within :data:`RESOLUTION_ULPS` roundings of 1 but not exactly 1 (a rate written
+    as ``3 * 0.3 / (0.1 + 0.2)``, 2.9999999999999996, gives ``1 - 1.5e-16``) is UNDECIDED:
+    the rounding of the means, not the model, put it on its side. A load computed as exactly
+    1 is load 1 (UNSTABLE for i.i.d. random input); any other load is taken as it is.
     """
-    if c3.value < 1 - AT_ONE:
+    if near_one(c3.value):
+        return chk.report("undecided", Basis(
+            "none", "none", math.nan,
+            f"load {c3.value!r} is within floating-point resolution of 1 "
+            f"(|E[sigma] - S E[tau]| <= {RESOLUTION_ULPS} eps S E[tau], the roundings of the "
+            "means, product and division that compute it): whether the exact load is below, "
+            "at or above 1 is not decided by (3); give the rates so that the load is exact "
+            "or clear of 1"))
+    if c3.value < 1:
         return None
-    if c3.value > 1 + AT_ONE:
+    if c3.value > 1:
         return chk.report("unstable", Basis(
             "theorem", "condition-3-fails", 0.0,
             "(3) fails: more work arrives than the S servers can do, so the workload grows "
@@ -181,12 +235,11 @@ def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
     if _random_renewal(chk.input):
         return chk.report("unstable", Basis(
             "theorem", "condition-3-fails", 0.0,
-            f"load exactly 1 (or within {AT_ONE:g} of it, taken as 1) with i.i.d. random "
-            "input: the workload is not tight (null recurrent), so there is no stationary "
-            "regime"))
+            "load exactly 1 (computed as 1.0) with i.i.d. random input: the workload is not "
+            "tight (null recurrent), so there is no stationary regime"))
     return chk.report("undecided", Basis(
-        "none", "none", math.nan, f"load exactly 1 (or within {AT_ONE:g} of it) with a "
-        "non-random or dependent input: (3) holds with equality and decides nothing"))
+        "none", "none", math.nan, "load exactly 1 (computed as 1.0) with a non-random or "
+        "dependent input: (3) holds with equality and decides nothing"))
 
 
 def _increment_variance(chk: Check) -> float:
@@ -391,12 +444,13 @@ def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Conditio
         a = chk.input.offered_load
         b = erlang_b(p, a)
         v = es * b / cap
+        ulps = RESOLUTION_ULPS + 4 * p  # Erlang B's recursion: a few roundings a server
         c11 = Condition("(11)", f"E[sigma] P_loss < (S - p) E[tau], P_loss = B({p}, a)",
                         "sufficient (equals (8) for Poisson input)", v, 0.0,
-                        chk.judge(v, 0.0, exact=True),
+                        chk.judge(v, 0.0, exact=True, ulps=ulps),
                         f"Erlang B with a = {a:.6g}: P_loss = {b:.6g}")
         c8 = Condition("(8)", "E[sigma 1{U^p(1) > 0}] < (S - p) E[tau]: overflow work",
-                       "sufficient", v, 0.0, chk.judge(v, 0.0, exact=True),
+                       "sufficient", v, 0.0, chk.judge(v, 0.0, exact=True, ulps=ulps),
                        "equals (11): the service time is independent of the loss state")
         chk.evidence["overflow work per customer"] = es * b
     else:
@@ -609,11 +663,19 @@ def check_redundancy(chk: Check) -> StabilityReport:
     chk.evidence.update({"arrival rate per server": lam, "lower bound of critical": 1 / d_work})
     if all(c.exponential for c in system.classes):
         k_work = float(sum(p * c.k * c.mean_size for p, c in pairs))
-        ok = bool(chk.judge(lam * k_work, 0.0, exact=True))
+        exp_ok = chk.judge(lam * k_work, 0.0, exact=True,
+                           ulps=RESOLUTION_ULPS + 4 * len(pairs))  # a sum over the classes
         chk.conditions.append(Condition(
             "(exp)", "lambda sum_j pi_j k_j E[xi_j] < 1 (i.i.d. exponential sizes: "
-            "work-conserving)", "necessary and sufficient", lam * k_work, 0.0, ok,
+            "work-conserving)", "necessary and sufficient", lam * k_work, 0.0, exp_ok,
             "closed form"))
+        if exp_ok is None:
+            return chk.report("undecided", Basis(
+                "none", "none", math.nan,
+                f"lambda sum pi k E xi = {lam * k_work!r} is within floating-point resolution "
+                "of 1 (the roundings of the rates and the sum over classes): the closed form "
+                "cannot tell whether the rate is below lambda-bar"))
+        ok = exp_ok
         return chk.report("stable" if ok else "unstable", Basis(
             "theorem", "exponential-sizes", 0.0,
             f"the exponential closed form gives lambda-bar = {1 / k_work:.6g} per server"))

@@ -9,7 +9,13 @@ import numpy as np
 
 import recursions as rc
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_input, check_int, check_nonnegative, check_system
+from recursions._validate import (
+    check_count,
+    check_input,
+    check_int,
+    check_nonnegative,
+    check_system,
+)
 
 __all__ = ["growth_rate"]
 
@@ -67,7 +73,7 @@ def growth_rate(
     """
     check_system(system)
     check_input(input)
-    steps = check_int(steps, "steps", 4)
+    steps = check_count(steps, "steps", 4)
     replications = check_int(replications, "replications", 2)
     start = check_nonnegative(start, "start")
     ss = as_seed_sequence(rng)

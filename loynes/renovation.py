@@ -7,8 +7,9 @@ import math
 import numpy as np
 
 import recursions as rc
+from recursions._memory import require_memory
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_input, check_int
+from recursions._validate import check_count, check_input, check_int
 
 __all__ = ["renovation_probability"]
 
@@ -47,8 +48,10 @@ def renovation_probability(
     True
     """
     check_input(input)
-    steps = check_int(steps, "steps", 1)
+    steps = check_count(steps, "steps")
     batches = check_int(batches, "batches", 2, steps)
+    require_memory(64.0 * (steps + steps // 8 + 1), f"a renovation estimate over steps={steps}",
+                   "use fewer steps")
     stream = input.forward(as_seed_sequence(rng))
     warm = max(steps // 8, 1)
     sig, tau = stream.next(warm + steps)

@@ -36,8 +36,9 @@ import numpy as np
 
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
+from recursions._memory import require_memory
 from recursions._rng import BLOCK, RngLike
-from recursions._validate import check_input, check_int, check_real, check_system
+from recursions._validate import check_count, check_input, check_int, check_real, check_system
 
 from .basis import Basis
 
@@ -149,11 +150,27 @@ def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
         raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
                          f"{' and '.join(system.engines)} engines; a JIQ with a buffer is a "
                          f"queue-length system): a Loynes sequence needs the map")
-    check_int(horizon, "horizon", 1)
+    horizon = check_count(horizon, "horizon")
     tol = check_real(tol, "tol", 0.0, finite=False)
+    _require_loynes_memory(system, horizon)
     check_int(confirm, "confirm", 1)
     delta = check_real(delta, "delta", 0.0, 1.0, open_lo=True, open_hi=True)
     return tol, delta
+
+
+def _require_loynes_memory(system: Any, horizon: int) -> None:
+    """Refuse a sequence whose arrays cannot fit, before any is allocated (``MemoryError``).
+
+    The draws back to ``horizon`` are kept twice (the cached blocks and one contiguous
+    window: ``2 + uniforms`` float64 a customer each); the states, one ``S``-vector a
+    doubling, and the stored path of at most ``2**20`` numbers (at least one ``S``-vector)
+    come on top.
+    """
+    S, m = system.servers, system.uniforms
+    cap = -(-horizon // BLOCK) * BLOCK
+    need = 8.0 * (2.0 * (2 + m) * cap + S * (horizon.bit_length() + 8) + max(2**20, S))
+    require_memory(need, f"a Loynes sequence of {type(system).__name__} with {S} servers "
+                   f"up to horizon={horizon}", "use a smaller horizon or fewer servers")
 
 
 def _drift_and_variance(system: rc.System, input: rc.Input,
@@ -352,7 +369,7 @@ class _Tail:
 def _checkpoint_spacing(horizon: int, servers: int) -> int:
     """Times between stored states of the runs: a power of two >= 64, the store <= 2^20 numbers."""
     every = 64
-    while (horizon // every + 1) * servers > 2**20:
+    while every <= horizon and (horizon // every + 1) * servers > 2**20:
         every *= 2
     return every
 

@@ -26,7 +26,7 @@ from typing import Any
 import recursions as rc
 from recursions._memory import require_memory
 from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_input, check_int, check_real
+from recursions._validate import check_count, check_input, check_int, check_real
 
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability
@@ -41,10 +41,16 @@ _BYTES_PER_SERVER = 8 * 12
 """Float64 arrays of length S a check keeps per replication (states, heap, statistics)."""
 
 
-def _check_memory(system: Any, replications: int) -> None:
-    need = float(system.servers) * _BYTES_PER_SERVER * (replications + 2)
-    require_memory(need, f"a check of {type(system).__name__} with {system.servers} servers "
-                   f"and {replications} replications", "use fewer servers or replications")
+_BYTES_PER_STEP = 64
+"""Float64 arrays of length ``steps`` an estimate keeps (renovation's draws and sums)."""
+
+
+def _check_memory(system: Any, replications: int, steps: int) -> None:
+    need = (float(system.servers) * _BYTES_PER_SERVER * (replications + 2)
+            + float(steps) * _BYTES_PER_STEP)
+    require_memory(need, f"a check of {type(system).__name__} with {system.servers} servers, "
+                   f"{replications} replications and steps={steps}",
+                   "use fewer servers, replications or steps")
 
 
 def check_stability(
@@ -111,11 +117,11 @@ def check_stability(
             "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope, "
             f"SplitBound and Redundancy systems, got {type(system).__name__}")
     system.check_input(input)
-    horizon = check_int(horizon, "horizon", 1)
-    steps = check_int(steps, "steps", 4)
+    horizon = check_count(horizon, "horizon")
+    steps = check_count(steps, "steps", 4)
     replications = check_int(replications, "replications", 2)
     alpha = check_real(alpha, "alpha", 0.0, 0.5, open_lo=True, open_hi=True)
-    _check_memory(system, replications)
+    _check_memory(system, replications, steps)
     tests, run = FAMILIES[family]
     seeds = iter(as_seed_sequence(rng).spawn(16))
     chk = Check(system, input, horizon, steps, replications, float(alpha), seeds)

@@ -35,15 +35,36 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MAX_COUNT",
+    "SCALE_MAX",
+    "SCALE_MIN",
     "check_bool",
+    "check_count",
     "check_input",
     "check_int",
     "check_nonnegative",
     "check_points",
     "check_positive",
     "check_real",
+    "check_scale",
     "check_system",
 ]
+
+SCALE_MIN = 1e-100
+"""Smallest mean a law may have (in the user's time unit).
+
+Workload statistics square sums of up to :data:`MAX_COUNT` times; a mean in
+``[SCALE_MIN, SCALE_MAX]`` keeps those squares and reciprocals finite and normal in float64
+(``(2**53 * 1e100)**2 ~ 1e232``, ``1e-100**2 = 1e-200``). Any physical time unit fits.
+"""
+
+SCALE_MAX = 1e100
+"""Largest mean a law may have (see :data:`SCALE_MIN`)."""
+
+MAX_COUNT = 2**53
+"""Largest ``steps``, ``warmup`` or ``horizon``: the kernels count customers in int64 and
+sums of float64 times lose whole units above ``2**53``; at 10^9 customers a second this is
+still about 100 days of one run, far beyond any budget."""
 
 
 def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
@@ -81,6 +102,85 @@ def check_int(value: Any, name: str, lo: int | None = None, hi: int | None = Non
             allowed = f"in [{lo}, {hi}]"
         raise ValueError(f"{name} must be an integer {allowed}, got {v}")
     return v
+
+
+def check_count(value: Any, name: str, lo: int = 1) -> int:
+    """``value`` as an ``int`` in ``[lo, MAX_COUNT]``: a number of customers, steps or horizons.
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str
+        The parameter's name, for the message.
+    lo : int, default 1
+        Smallest allowed value.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer.
+    ValueError
+        If it is below ``lo`` or above :data:`MAX_COUNT` (``2**53``).
+
+    Examples
+    --------
+    >>> check_count(2**60, "warmup", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: warmup must be an integer in [0, 2**53], got 1152921504606846976 (above 2**53 \
+the int64 counters and float64 sums of times lose whole customers; no run can use that many)
+    """
+    v = check_int(value, name, lo)
+    if v > MAX_COUNT:
+        raise ValueError(
+            f"{name} must be an integer in [{lo}, 2**53], got {v} (above 2**53 the int64 "
+            "counters and float64 sums of times lose whole customers; no run can use that many)")
+    return v
+
+
+def check_scale(value: Any, name: str, what: str = "a mean") -> float:
+    """``value`` as a float in ``[SCALE_MIN, SCALE_MAX]``: a time scale (a mean, a value).
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str
+        The parameter's name, for the message (e.g. ``"rate (mean 1/rate)"``).
+    what : str, default "a mean"
+        What the number is, for the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is not finite or outside ``[1e-100, 1e100]``.
+
+    Examples
+    --------
+    >>> check_scale(1e-300, "mean")
+    Traceback (most recent call last):
+    ...
+    ValueError: mean must be a mean in [1e-100, 1e+100], got 1e-300 (a change of time unit \
+brings any model into this range; outside it squares of times overflow or underflow float64)
+    """
+    x = _as_float(value, name)
+    if not SCALE_MIN <= x <= SCALE_MAX:  # also refuses nan
+        raise ValueError(
+            f"{name} must be {what} in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {x!r} (a change of "
+            "time unit brings any model into this range; outside it squares of times "
+            "overflow or underflow float64)")
+    return x
 
 
 def _as_float(value: Any, name: str) -> float:

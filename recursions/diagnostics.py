@@ -279,7 +279,8 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
             continue
         dy = y - y.mean()
         syy = float(dy @ dy)
-        if not syy > 1e-24 * max(float(y.mean()) ** 2, 1e-300):  # constant batch means
+        ym = float(y.mean())  # ym * ym: inf, not OverflowError, past float64's range
+        if not syy > 1e-24 * max(ym * ym, 1e-300):  # constant batch means
             continue
         x = np.flatnonzero(ok).astype(np.float64)
         dx = x - x.mean()

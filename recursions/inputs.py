@@ -29,8 +29,15 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._jit import jit
+from ._memory import require_memory
 from ._rng import BLOCK, BlockRng, RngLike, as_seed_sequence, forward_generator
-from ._validate import check_int, check_positive
+from ._validate import (
+    SCALE_MAX,
+    SCALE_MIN,
+    check_count,
+    check_real,
+    check_scale,
+)
 from .dists import Deterministic, Exponential, as_law
 
 __all__ = [
@@ -165,7 +172,9 @@ class Input(ABC):
         >>> s.tolist()
         [1.0, 2.0, 1.0]
         """
-        n = check_int(n, "n", 0)
+        n = check_count(n, "n", 0)
+        require_memory(40.0 * n, f"sampling n={n} customers of {type(self).__name__}",
+                       "use a smaller n")
         return self.forward(as_seed_sequence(rng)).next(n)
 
 
@@ -357,7 +366,7 @@ class Poisson(Renewal):
     """The arrival rate ``lambda``."""
 
     def __init__(self, rate: float, service: Any) -> None:
-        rate = check_positive(rate, "rate")
+        rate = check_real(rate, "rate", 1.0 / SCALE_MAX, 1.0 / SCALE_MIN)  # mean 1 / rate
         super().__init__(Exponential(rate), service)
         object.__setattr__(self, "rate", rate)
 
@@ -390,7 +399,7 @@ class PoissonArrivals(Poisson):
     arrivals_only: ClassVar[bool] = True
 
     def __init__(self, rate: float, work_scale: float = 1.0) -> None:
-        super().__init__(rate, Deterministic(check_positive(work_scale, "work_scale")))
+        super().__init__(rate, Deterministic(check_scale(work_scale, "work_scale")))
 
     def __repr__(self) -> str:
         return f"PoissonArrivals(rate={self.rate!r})"
@@ -421,7 +430,7 @@ class RenewalArrivals(Renewal):
     arrivals_only: ClassVar[bool] = True
 
     def __init__(self, interarrival: Any, work_scale: float = 1.0) -> None:
-        super().__init__(interarrival, Deterministic(check_positive(work_scale, "work_scale")))
+        super().__init__(interarrival, Deterministic(check_scale(work_scale, "work_scale")))
 
     def __repr__(self) -> str:
         return f"RenewalArrivals(interarrival={self.interarrival!r})"
@@ -467,10 +476,14 @@ class Periodic(Input):
         for name, a in (("sigma", s), ("tau", t)):
             if not np.all(np.isfinite(a)) or np.any(a < 0):
                 raise ValueError(f"{name} must hold finite numbers >= 0")
-        if t.mean() <= 0:
-            raise ValueError("tau must have a positive mean")
-        if s.mean() <= 0:
-            raise ValueError("sigma must have a positive mean")
+        for name, a in (("tau", t), ("sigma", s)):
+            if a.mean() <= 0:
+                raise ValueError(f"{name} must have a positive mean")
+            if a.max() > SCALE_MAX or a.mean() < SCALE_MIN:
+                raise ValueError(
+                    f"{name} must hold times at most {SCALE_MAX:g} with a mean at least "
+                    f"{SCALE_MIN:g} (change the time unit), got max {a.max()!r} and mean "
+                    f"{a.mean()!r}")
         if self.phase is not None:
             if isinstance(self.phase, bool) or not isinstance(self.phase, (int, np.integer)):
                 raise TypeError(f"phase must be an integer or None, got {self.phase!r}")

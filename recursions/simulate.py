@@ -12,7 +12,14 @@ from . import _stats as eng
 from . import diagnostics as dg
 from ._memory import require_memory
 from ._rng import RngLike, as_seed_sequence, child, forward_generator
-from ._validate import check_input, check_int, check_positive, check_system
+from ._validate import (
+    MAX_COUNT,
+    check_count,
+    check_input,
+    check_int,
+    check_positive,
+    check_system,
+)
 from .codes import LawCode
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
@@ -28,6 +35,26 @@ MAX_CALL = 1 << 22  # most arrivals of one in-kernel call: an interrupt waits at
 
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
+
+
+def _require_run_memory(system: System, nrep: int, batches: int, chunk: int,
+                        record_steps: int | None, grid_size: int | None) -> None:
+    """Refuse, before allocating, a run whose arrays do not fit (``MemoryError``).
+
+    Per replication: the batch statistics and profile histograms (``batches`` rows of
+    ``N_STATS + 2 (grid + 1)``), a chunk of draws (``chunk (2 + uniforms)``) and, with
+    ``record=True``, the path (``steps S``), all float64.
+    """
+    S, m = system.servers, max(system.uniforms, 1)
+    per_rep = (float(batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
+               + float(chunk) * (2 + m) + float(record_steps or 0) * S)
+    parts = [f"batches={batches}", f"chunk={chunk}", f"replications={nrep}"]
+    if grid_size is not None:
+        parts.append(f"a grid of {grid_size} levels")
+    if record_steps is not None:
+        parts.append(f"record=True over steps={record_steps} with {S} servers")
+    require_memory(8.0 * nrep * per_rep, f"simulating {type(system).__name__} with "
+                   + ", ".join(parts), "use fewer of them (record=False keeps no path)")
 
 
 def simulate(
@@ -158,10 +185,15 @@ def simulate(
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
     if steps is not None:
-        steps = check_int(steps, "steps", 1)
+        steps = check_count(steps, "steps")
     else:
         time = check_positive(time, "time")
-    warmup = check_int(warmup, "warmup", 0)
+        if time > MAX_COUNT * input.mean_interarrival:
+            raise ValueError(
+                f"time must be at most 2**53 mean interarrival times "
+                f"({MAX_COUNT * input.mean_interarrival:g}), got {time!r}: no run can count "
+                "that many arrivals")
+    warmup = check_count(warmup, "warmup", 0)
     nrep = check_int(replications, "replications", 1)
     # a workload vector, an empty-time heap with its positions and the statistics, per replication
     require_memory(48.0 * system.servers * nrep, f"simulating {type(system).__name__} with "
@@ -172,6 +204,8 @@ def simulate(
     chunk = check_int(chunk, "chunk", 1)
     if steps is not None and batches > steps:
         raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
+    if steps is None and batches > MAX_COUNT:
+        raise ValueError(f"batches must be <= 2**53, got {batches}")
     from . import heap as hp
 
     policy, d = hp.policy_of(system)
@@ -203,6 +237,8 @@ def simulate(
         g = user_grid
         if g.size == 0 or not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or g[0] < 0:
             raise ValueError("grid must be a non-empty, strictly increasing array of levels >= 0")
+    _require_run_memory(system, nrep, batches, chunk, steps if record else None,
+                        None if user_grid is None else user_grid.size)
     rho = _condition3_load(system, input)
     load_msg = None if rho is None else dg.load_warning(repr(system), rho)
     if load_msg is not None:

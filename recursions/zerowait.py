@@ -44,8 +44,9 @@ from typing import Any, ClassVar, cast
 import numpy as np
 
 from ._jit import jit
+from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
-from ._validate import check_input
+from ._validate import MAX_COUNT, check_count, check_input
 from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
@@ -854,7 +855,7 @@ def simulate_queues(
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (measured arrivals) and time (measured time)")
     if steps is not None:
-        mode, steps_i, horizon = _STEPS, _check_int(steps, "steps", 1), 0.0
+        mode, steps_i, horizon = _STEPS, check_count(steps, "steps"), 0.0
     else:
         try:
             horizon = float(time)  # type: ignore[arg-type]
@@ -863,7 +864,7 @@ def simulate_queues(
         if not math.isfinite(horizon) or horizon <= 0:
             raise ValueError(f"time must be a finite number > 0, got {time!r}")
         mode, steps_i = _TIME, 0
-    warm = _check_int(warmup, "warmup", 0)
+    warm = check_count(warmup, "warmup", 0)
     nrep = _check_int(replications, "replications", 1)
     default_nb = min(32, steps_i) if mode == _STEPS else 32
     nb = default_nb if batches is None else _check_int(batches, "batches", 1)
@@ -881,6 +882,13 @@ def simulate_queues(
             f"phases); got {law!r}: use engine='queues'"
         )
     lam = float(input.arrival_rate)
+    if mode == _TIME and horizon * lam > MAX_COUNT:
+        raise ValueError(f"time must be at most 2**53 mean interarrival times "
+                         f"({MAX_COUNT / lam:g}), got {time!r}: no run can count that many "
+                         "arrivals")
+    require_memory(8.0 * nrep * (64.0 * nb + 4.0 * n * (b + 2)),
+                   f"simulating {type(system).__name__} with {n} servers, buffer {b}, "
+                   f"replications={nrep} and batches={nb}", "use fewer of them")
     if b == 0 and lam * float(law.mean) >= n:
         raise ValueError(
             f"with infinite buffers the offered load must be < servers = {n}, got "

@@ -155,12 +155,13 @@ def test_simulate_refuses_too_large_a_system_before_allocating():
 
 
 # -- the boundary, the growth test's start and the judge ----------------------------------
-def test_a_load_one_off_by_rounding_is_load_one():
-    # 3 * 0.3 / (0.1 + 0.2) is 2.9999999999999996: its load 1 - 1e-16 is not below 1
+def test_a_load_one_off_by_rounding_is_undecided():
+    # 3 * 0.3 / (0.1 + 0.2) is 2.9999999999999996: its load 1 - 1.5e-16 is within rounding
+    # of 1, so neither side is claimed (issue 25)
     rate = 3 * 0.3 / (0.1 + 0.2)
     assert rate / 3 < 1
     rep = ly.check_stability(rc.JSW(3), rc.Poisson(rate, E(1.0)), rng=1)
-    assert rep.verdict == "unstable" and "load exactly 1" in rep.reason
+    assert rep.verdict == "undecided" and "within floating-point resolution" in rep.reason
     res = ly.loynes(rc.JSW(3), rc.Poisson(rate, E(1.0)), 2**8, rng=1)
     assert not res.stabilised
 
@@ -237,7 +238,10 @@ def test_judge_tests_estimates_and_compares_closed_forms():
 
     chk = Check(rc.JSW(1), rc.Poisson(0.5, E(1.0)), 16, 16, 2, 0.05, iter(()), tests=1)
     assert chk.judge(0.99, 0.0, exact=True) is True
-    assert chk.judge(1 - 1e-12, 0.0, exact=True) is False  # at the boundary
+    assert chk.judge(1 - 1e-12, 0.0, exact=True) is True  # below 1 beyond rounding (#25)
+    assert chk.judge(1.0, 0.0, exact=True) is False  # exactly 1 is not below 1
+    assert chk.judge(1 - 2.0**-52, 0.0, exact=True) is None  # within rounding of 1
+    assert chk.judge(1 + 2.0**-52, 0.0, exact=True) is None
     assert chk.judge(0.99, 0.0) is None  # an estimate with no error decides nothing
     assert chk.judge(0.5, math.nan) is None and chk.judge(0.5, math.inf) is None
     assert chk.judge(0.5, 0.1) is True and chk.judge(1.5, 0.1) is False

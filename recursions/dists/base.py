@@ -106,7 +106,11 @@ def _positive(name: str, value: Any) -> float:
 
 def _vector(name: str, values: Any) -> FloatArray:
     """Return a fresh 1-D float64 copy of ``values`` (which may be empty)."""
-    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+    try:  # np.ndim raises ValueError for a ragged nesting
+        scalar = isinstance(values, (str, bytes)) or np.ndim(values) == 0
+    except ValueError:
+        scalar = False
+    if scalar:
         raise TypeError(
             f"{name} must be a 1-D sequence of real numbers, got {type(values).__name__}"
         )
@@ -121,12 +125,39 @@ def _vector(name: str, values: Any) -> FloatArray:
     return arr
 
 
-def _check_mean(owner: str, mean: float) -> None:
-    """Reject a law whose mean is infinite, NaN or not > 0."""
+def _check_mean(owner: str, mean: float, by: str = "") -> None:
+    """Reject a law whose mean is infinite, NaN, not > 0 or outside the time scales.
+
+    ``by`` names the parameters that set the mean (e.g. ``"rate (mean 1 / rate)"``), so that
+    the message names what to change. The mean must lie in ``[SCALE_MIN, SCALE_MAX]``
+    (:data:`recursions._validate.SCALE_MIN`): outside it, variances and workload statistics
+    overflow or underflow float64.
+    """
+    from .._validate import SCALE_MAX, SCALE_MIN
+
+    of = f" (set by {by})" if by else ""
     if not (math.isfinite(mean) and mean > 0):
         raise ValueError(
             f"{owner} must have a finite mean > 0 (infinite mean or zero mean not allowed), "
-            f"got mean {mean!r}"
+            f"got mean {mean!r}{of}"
+        )
+    if not SCALE_MIN <= mean <= SCALE_MAX:
+        raise ValueError(
+            f"{owner} must have a mean in [{SCALE_MIN:g}, {SCALE_MAX:g}], got mean {mean!r}"
+            f"{of}: a change of time unit brings any model into this range; outside it "
+            "squares of times overflow or underflow float64"
+        )
+
+
+def _check_rates(name: str, rates: FloatArray) -> None:
+    """Reject phase rates outside ``[1 / SCALE_MAX, 1 / SCALE_MIN]`` (phase means in range)."""
+    from .._validate import SCALE_MAX, SCALE_MIN
+
+    bad = (rates < 1.0 / SCALE_MAX) | (rates > 1.0 / SCALE_MIN)
+    if np.any(bad):
+        raise ValueError(
+            f"{name} must be in [{1.0 / SCALE_MAX:g}, {1.0 / SCALE_MIN:g}] (phase means in "
+            f"[{SCALE_MIN:g}, {SCALE_MAX:g}]; change the time unit), got {float(rates[bad][0])!r}"
         )
 
 

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .._validate import SCALE_MAX
 from ..codes import LawCode
 from .base import (
     FloatArray,
@@ -59,7 +60,7 @@ class Deterministic(Law):
     def __init__(self, value: float | None = None, *, mean: float | None = None) -> None:
         name, v = _one_of("Deterministic", value=value, mean=mean)
         object.__setattr__(self, "value", _positive(name, v))
-        _check_mean("Deterministic", self.mean)
+        _check_mean("Deterministic", self.mean, name)
 
     @property
     def mean(self) -> float:
@@ -137,7 +138,7 @@ class Uniform(Law):
             raise ValueError(f"high must be a finite number > low (= {lo!r}), got {hi!r}")
         object.__setattr__(self, "low", lo)
         object.__setattr__(self, "high", hi)
-        _check_mean("Uniform", self.mean)
+        _check_mean("Uniform", self.mean, "low and high")
 
     @property
     def mean(self) -> float:
@@ -232,6 +233,9 @@ class Empirical(Law):
             raise ValueError("values must not be empty")
         if not np.all(np.isfinite(v) & (v >= 0)):
             raise ValueError("values must be finite numbers >= 0")
+        if np.any(v > SCALE_MAX):
+            raise ValueError(f"values must be at most {SCALE_MAX:g} (change the time unit), "
+                             f"got {float(v.max())!r}")
         if self.weights is None:
             p = np.full(v.size, 1.0 / v.size)
         else:
@@ -250,7 +254,7 @@ class Empirical(Law):
         p.setflags(write=False)
         object.__setattr__(self, "values", v)
         object.__setattr__(self, "weights", p)
-        _check_mean("Empirical", self.mean)
+        _check_mean("Empirical", self.mean, "values and weights")
 
     def _repr_args(self) -> str:
         if self.values.size <= 6:

@@ -75,7 +75,7 @@ class LogNormal(_HeavyTailed):
     def __post_init__(self) -> None:
         object.__setattr__(self, "mean", _positive("mean", self.mean))
         object.__setattr__(self, "scv", _positive("scv", self.scv))
-        _check_mean("LogNormal", self.mean)
+        _check_mean("LogNormal", self.mean, "mean")
 
     @property
     def sigma(self) -> float:
@@ -155,11 +155,14 @@ class Lomax(_HeavyTailed):
             raise ValueError(
                 f"shape must be a finite number > 1 (shape <= 1 gives an infinite mean), got {a!r}"
             )
+        if a > 1e100:
+            raise ValueError(f"shape must be at most 1e100 (beyond it the law is exponential to "
+                             f"float64 precision: use Exponential), got {a!r}")
         name, value = _one_of("Lomax", scale=scale, mean=mean)
         s = _positive("mean", value) * (a - 1.0) if name == "mean" else _positive("scale", value)
         object.__setattr__(self, "shape", a)
         object.__setattr__(self, "scale", s)
-        _check_mean("Lomax", self.mean)
+        _check_mean("Lomax", self.mean, f"{name} and shape")
 
     @property
     def mean(self) -> float:
@@ -172,7 +175,10 @@ class Lomax(_HeavyTailed):
         a = self.shape
         if a <= 2:
             return math.inf
-        return self.scale**2 * a / ((a - 1.0) ** 2 * (a - 2.0))
+        try:
+            return self.scale**2 * a / ((a - 1.0) ** 2 * (a - 2.0))
+        except OverflowError:  # a large shape and scale: the same, as mean**2 a / (a - 2)
+            return self.mean**2 * (a / (a - 2.0))
 
     def _sample(self, rng: np.random.Generator, size: int) -> FloatArray:
         # X = scale (exp(E / shape) - 1) with E ~ Exp(1): inverse transform, accurate near 0

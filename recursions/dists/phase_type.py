@@ -22,6 +22,7 @@ from .base import (
     Law,
     Sampler,
     _check_mean,
+    _check_rates,
     _one_of,
     _positive,
     _real,
@@ -100,7 +101,8 @@ class Exponential(Law):
         r = 1.0 / _positive("mean", mean) if mean is not None else _positive(
             "rate", 1.0 if rate is None else rate)
         object.__setattr__(self, "rate", r)
-        _check_mean("Exponential", self.mean)
+        _check_mean("Exponential", self.mean,
+                    "mean" if mean is not None else "rate (mean 1 / rate)")
 
     @property
     def mean(self) -> float:
@@ -192,7 +194,7 @@ class Erlang(Law):
         r = k / _positive("mean", value) if name == "mean" else _positive("rate", value)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "rate", r)
-        _check_mean("Erlang", self.mean)
+        _check_mean("Erlang", self.mean, "mean" if name == "mean" else "k / rate")
 
     @property
     def mean(self) -> float:
@@ -281,9 +283,10 @@ class HyperExponential(Law):
             raise ValueError(f"probs must sum to 1 (within {PROB_SUM_TOL:g}), got sum {total!r}")
         if not np.all(np.isfinite(mu) & (mu > 0)):
             raise ValueError(f"rates must be finite numbers > 0, got {mu.tolist()}")
+        _check_rates("rates", mu)
         object.__setattr__(self, "probs", tuple((p / total).tolist()))
         object.__setattr__(self, "rates", tuple(mu.tolist()))
-        _check_mean("HyperExponential", self.mean)
+        _check_mean("HyperExponential", self.mean, "probs and rates")
 
     @classmethod
     def balanced(cls, mean: float, scv: float) -> HyperExponential:
@@ -429,9 +432,10 @@ class Coxian(Law):
             )
         if not np.all((p >= 0) & (p <= 1)):
             raise ValueError(f"probs must be numbers in [0, 1], got {p.tolist()}")
+        _check_rates("rates", mu)
         object.__setattr__(self, "rates", tuple(mu.tolist()))
         object.__setattr__(self, "probs", tuple(p.tolist()))
-        _check_mean("Coxian", self.mean)
+        _check_mean("Coxian", self.mean, "rates and probs")
 
     @classmethod
     def normalised(cls, rates: ArrayLike, probs: ArrayLike) -> Coxian:

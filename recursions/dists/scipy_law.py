@@ -104,7 +104,7 @@ class ScipyLaw(Law):
                 f"{name} must be supported on [0, inf), but its support starts at {lo}"
             )
         mean = float(m)
-        _check_mean(name, mean)
+        _check_mean(name, mean, f"{name}.mean()")
         object.__setattr__(self, "_mean", mean)
         object.__setattr__(self, "_var", float(d.variance() if new else d.var()))
 
