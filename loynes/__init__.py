@@ -21,7 +21,9 @@ name                                              module
 ``redundancy_fixed_point``,                       :mod:`loynes.redundancy_theory`
 ``redundancy_critical_rate``, ``d_monotonicity``
 ``symbolic`` (conditions (3), (11) in sympy)      :mod:`loynes.symbolic`
-``sweep``, ``as_table``                           :mod:`loynes.sweep` (local processes or Dask)
+``sweep``, ``as_table``, ``SweepError``           :mod:`loynes.sweep` (local processes or Dask;
+                                                  where tasks run: :mod:`loynes.runners`;
+                                                  resumable runs: :mod:`loynes.checkpoint`)
 ``stability_map``, ``StabilityMap``               :mod:`loynes.stability_maps`
 command line (``python -m loynes``)               :mod:`loynes.cli`
 ================================================  =============================================
@@ -56,7 +58,7 @@ from .redundancy_theory import (
 from .sequence import LoynesResult, loynes
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
 from .stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
-from .sweep import NOT_RUN, as_table, sweep
+from .sweep import NOT_RUN, SweepError, as_table, sweep
 
 __all__ = [
     "NOT_RUN",
@@ -69,6 +71,7 @@ __all__ = [
     "RedundancyFixedPoint",
     "StabilityMap",
     "StabilityReport",
+    "SweepError",
     "SystemFamily",
     "as_table",
     "check_stability",

@@ -30,7 +30,7 @@ from recursions.tables import to_pandas, to_xarray
 
 from .closed_forms import critical_rate_3, critical_rate_11
 from .stability import check_stability
-from .sweep import _iter_rows, sweep
+from .sweep import _iter_rows, _sweep
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -182,6 +182,8 @@ class StabilityMap:
         and standard errors, growth, ``confidence``, ``reason``, ``error`` (an exception)).
     boundaries : dict of str to numpy.ndarray
         Critical load of each boundary at each parameter value (NaN where undefined).
+    execution : loynes.runners.Execution or None
+        How the points ran (in this process or on workers) and why.
     """
 
     loads: np.ndarray
@@ -191,6 +193,7 @@ class StabilityMap:
     confidence: np.ndarray
     table: Any
     boundaries: dict[str, np.ndarray] = field(default_factory=dict)
+    execution: Any = None
 
     def __str__(self) -> str:
         width = max(len(str(p)) for p in self.params)
@@ -376,6 +379,7 @@ def stability_map(
     max_workers: int | None = None,
     progress: bool = True,
     table: str = "dict",
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> StabilityMap:
     """Run :func:`~loynes.stability.check_stability` over every (load, parameter) pair.
 
@@ -402,8 +406,11 @@ def stability_map(
         none.
     steps, horizon, replications, alpha
         Passed to ``check_stability`` (``alpha`` is the level of each point's check).
-    max_workers, progress, table
-        Passed to :func:`~loynes.sweep.sweep`.
+    max_workers, progress, table, checkpoint
+        Passed to :func:`~loynes.sweep.sweep`: by default points run in this process until
+        the work left pays for worker processes; ``checkpoint=PATH`` keeps finished points in
+        a file, and a rerun with the same arguments resumes from it (the systems' and inputs'
+        reprs at every parameter and load are part of what must match).
 
     Returns
     -------
@@ -414,6 +421,9 @@ def stability_map(
     ValueError, TypeError
         For empty or non-numeric ``loads``, empty ``params``, a :class:`PoissonAtLoad` for
         another number of servers than the systems', or bad options, before any work.
+    loynes.runners.SweepError
+        When the worker pool or the cluster fails; its ``.result`` is the map of the finished
+        points (the others ``"error"``), its ``.table`` their table.
 
     Examples
     --------
@@ -469,8 +479,30 @@ def stability_map(
                              options={"steps": int(steps), "horizon": int(horizon),
                                       "replications": int(replications), "alpha": alpha})
     grid = {param_name: list(param_list), "load": load_arr.tolist()}
-    tab = sweep(func, grid, rng=rng, client=client, progress=progress,
-                max_workers=max_workers, table=table)
+    extra = None if checkpoint is None else {
+        "systems": [_described(system_factory, p) for p in param_list],
+        "inputs": [_described(input_factory, x) for x in load_arr.tolist()]}
+
+    def build(tab: Any) -> StabilityMap:
+        return _assemble_map(tab, load_arr, param_list, param_name, bfuncs)
+
+    tab = _sweep(func, grid, rng=rng, client=client, progress=progress,
+                 replications=1, max_workers=max_workers, table=table, checkpoint=checkpoint,
+                 key_extra=extra, build=build)
+    return build(tab)
+
+
+def _described(factory: Callable[[Any], Any], arg: Any) -> str:
+    """What ``factory(arg)`` makes, for a checkpoint's identity (its error, if it raises)."""
+    try:
+        return repr(factory(arg))
+    except Exception as exc:  # the point will fail with it too
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _assemble_map(tab: Any, load_arr: np.ndarray, param_list: tuple, param_name: str,
+                  bfuncs: Mapping[str, Callable[[Any], float]]) -> StabilityMap:
+    """The :class:`StabilityMap` of a sweep's table (points that did not run are errors)."""
     rows = list(_iter_rows(tab))
     shape = (len(param_list), load_arr.size)
     verdicts = np.empty(shape, dtype=object)
@@ -490,4 +522,5 @@ def stability_map(
             except (ValueError, TypeError, ArithmeticError):
                 vals.append(math.nan)
         bounds[name] = np.asarray(vals)
-    return StabilityMap(load_arr, param_list, param_name, verdicts, conf, tab, bounds)
+    return StabilityMap(load_arr, param_list, param_name, verdicts, conf, tab, bounds,
+                        tab.attrs.get("execution"))

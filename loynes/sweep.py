@@ -14,18 +14,31 @@ gets the same seed again).
 
 Where tasks run
 ---------------
-* ``client=None``: a pool of local worker processes (``concurrent.futures``, ``spawn`` start
-  method, ``max_workers`` of them, by default the machine's cores). Each worker limits numba to
-  ``cores // max_workers`` threads so that processes x threads <= cores. ``max_workers=0`` runs
-  every task in the calling process (no pool; for debugging and doctests).
+* ``client=None, max_workers=None`` (the default): tasks run in the calling process, timed,
+  in an order spread over the grid; a pool of local workers starts only once the work left
+  clearly pays for their start-up (:func:`loynes.runners.run_auto`), so a cheap grid never
+  pays seconds of process start-up for milliseconds of work. The result's
+  ``attrs["execution"]`` says what was chosen and why.
+* ``max_workers=k >= 1``: a pool of ``k`` local worker processes (``concurrent.futures``,
+  ``spawn`` start method); each limits numba to ``cores // k`` threads (with
+  ``numba.set_num_threads``) so that processes x threads <= cores. ``max_workers=0`` runs
+  every task in the calling process.
   The workers import the main script again, so a script must call ``sweep`` under
   ``if __name__ == "__main__":``; without the guard, or from a script read from standard input
-  (``python - < script.py``, which the workers cannot import), ``sweep`` raises a
-  ``RuntimeError`` that says so (use ``max_workers=0`` there). Notebooks, ``python -c`` and the
-  interactive prompt need no guard.
+  (``python - < script.py``, which the workers cannot import), ``sweep`` raises an error
+  that says so (use ``max_workers=0`` there). Notebooks, ``python -c`` and the interactive
+  prompt need no guard.
 * ``client`` a ``distributed.Client`` or a scheduler address (``"tcp://host:8786"``): the tasks
   run on that Dask cluster (``pip install 'queue-recursions[dist]'``). Lost workers are handled
   by Dask: their tasks are re-run elsewhere, and each row is still returned exactly once.
+
+Nothing finished is lost
+------------------------
+A task's own exception becomes its row's ``error``. When the pool or the cluster fails (a
+worker killed, the scheduler lost), :class:`~loynes.runners.SweepError` is raised carrying the
+table: every finished row, the others marked with why they did not run. With
+``checkpoint=PATH`` each finished task is also appended to a file as it finishes, and a rerun
+with the same arguments resumes from it (:mod:`loynes.checkpoint`).
 
 ``func`` and the grid values are serialised with ``cloudpickle`` when it is installed (it comes
 with dask), so lambdas and functions defined in a notebook work; otherwise with ``pickle``.
@@ -33,14 +46,9 @@ with dask), so lambdas and functions defined in a notebook work; otherwise with 
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import itertools
-import numbers
 import os
-import pickle
-import signal
-import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -48,10 +56,22 @@ import numpy as np
 
 from recursions._rng import RngLike, as_seed_sequence
 from recursions._validate import check_bool, check_int
-from recursions.estimate import Estimate
 from recursions.tables import EXTRA, Table, column
 
-__all__ = ["NOT_RUN", "as_table", "sweep"]
+from .checkpoint import Checkpoint, identity
+from .runners import (
+    Execution,
+    Sink,
+    SweepError,
+    Task,
+    refuse_in_bootstrapping_worker,
+    run_auto,
+    run_dask,
+    run_local,
+    run_serial,
+)
+
+__all__ = ["NOT_RUN", "SweepError", "as_table", "sweep"]
 
 NOT_RUN = "not run: the sweep was interrupted"
 """The ``error`` text of rows whose task had not finished when the sweep was interrupted."""
@@ -182,75 +202,6 @@ def _name(func: Any) -> str:
     return getattr(func, "__qualname__", None) or type(func).__name__
 
 
-# -- one task (runs in the worker) --------------------------------------------------------
-
-
-def _normalise(out: Any) -> dict[str, Any]:
-    if isinstance(out, Estimate):  # a scalar Estimate: columns value and se
-        return {"value": _check_value(_scalar(out.value), "value"),
-                "se": _check_value(_scalar(out.se), "se")}
-    if isinstance(out, Mapping):
-        res = {}
-        for k, v in out.items():
-            if not isinstance(k, str):
-                raise TypeError(f"func returned a dict with a non-str key {k!r}")
-            if isinstance(v, Estimate):  # columns k and k_se
-                res[k] = _check_value(_scalar(v.value), k)
-                res[f"{k}_se"] = _check_value(_scalar(v.se), f"{k}_se")
-            else:
-                res[k] = _check_value(_scalar(v), k)
-        return res
-    return {"value": _check_value(_scalar(out), "value")}
-
-
-def _check_value(v: Any, key: str) -> Any:
-    if v is None or isinstance(v, (numbers.Number, str, bool)):
-        return v
-    raise TypeError(f"func must return a scalar or a dict of scalars; {key!r} is a "
-                    f"{type(v).__name__}")
-
-
-def _run_task(func: Callable[..., Any], k: int, point: dict[str, Any],
-              seed: np.random.SeedSequence) -> tuple[int, dict[str, Any] | None, str | None]:
-    """Run task ``k``; an exception becomes the row's error text instead of propagating."""
-    try:
-        return k, _normalise(func(**point, rng=seed)), None
-    except Exception as exc:  # the rest of the sweep completes
-        text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return k, None, text
-
-
-_WORKER_FUNC: Any = None
-
-
-def _init_worker(payload: bytes, numba_threads: int) -> None:
-    """Pool initializer: thread limits, ignore Ctrl-C (the parent handles it), load func."""
-    global _WORKER_FUNC
-    os.environ["NUMBA_NUM_THREADS"] = str(numba_threads)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(numba_threads))
-    with contextlib.suppress(ValueError):  # not the main thread
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(Exception):
-        import numba
-
-        numba.set_num_threads(min(numba_threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
-    _WORKER_FUNC = pickle.loads(payload)
-
-
-def _pool_task(k: int, point: dict[str, Any],
-               seed: np.random.SeedSequence) -> tuple[int, dict[str, Any] | None, str | None]:
-    return _run_task(_WORKER_FUNC, k, point, seed)
-
-
-def _dumps(obj: Any) -> bytes:
-    try:
-        import cloudpickle
-    except ImportError:  # pragma: no cover - cloudpickle comes with dask
-        return pickle.dumps(obj)
-    return cloudpickle.dumps(obj)
-
-
 # -- tables -------------------------------------------------------------------------------
 
 
@@ -306,7 +257,7 @@ def as_table(columns: Mapping[str, Sequence[Any]], table: str = "dict", *,
 
 def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
               results: dict[int, tuple[dict[str, Any] | None, str | None]],
-              table: str) -> Any:
+              table: str, missing: str = NOT_RUN) -> Any:
     keys: list[str] = []
     for k in sorted(results):
         vals = results[k][0]
@@ -321,7 +272,7 @@ def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
     for i, pt in enumerate(points):
         for r in range(replications):
             k = i * replications + r
-            vals, err = results.get(k, (None, NOT_RUN))
+            vals, err = results.get(k, (None, missing))
             for n in names:
                 cols[n].append(pt[n])
             cols["replication"].append(r)
@@ -353,149 +304,48 @@ def _bar(progress: bool, total: int) -> Any:
     return tqdm(total=total, unit="task", desc="sweep")
 
 
-# -- runners ------------------------------------------------------------------------------
-
-
-Task = tuple[int, dict[str, Any], np.random.SeedSequence]
-Results = dict[int, tuple[dict[str, Any] | None, str | None]]
-
-
-def _run_serial(func: Callable[..., Any], tasks: list[Task], results: Results,
-                bar: Any) -> bool:
-    try:
-        for k, point, seed in tasks:
-            _, vals, err = _run_task(func, k, point, seed)
-            results[k] = (vals, err)
-            bar.update()
-    except KeyboardInterrupt:
-        return True
-    return False
-
-
-GUIDANCE = ("put the call under `if __name__ == \"__main__\":`, or pass max_workers=0 to run "
-            "every task in this process (--workers 0 on the command line)")
-
-
-def _main_from_unreadable_file() -> str | None:
-    """The main script's ``__file__`` when spawned workers could not import it, else None.
-
-    Spawned workers re-run the main module from its ``__file__`` (unless it was started with
-    ``python -m``). ``python - < script.py`` sets ``__file__`` to ``"<stdin>"``, which is no
-    file, so every worker dies. Notebooks, ``python -c`` and the interactive prompt have no
-    ``__file__``: the workers skip the main module, and cloudpickle sends ``func`` itself.
-    """
-    import multiprocessing.process as mp_process
-    import sys
-
-    main = sys.modules.get("__main__")
-    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
-        return None
-    path = getattr(main, "__file__", None)
-    if not isinstance(path, str):
-        return None
-    full = path
-    original = getattr(mp_process, "ORIGINAL_DIR", None)  # where the spawned workers start
-    if not os.path.isabs(full) and original is not None:
-        full = os.path.join(original, full)
-    return None if os.path.isfile(full) else path
-
-
-def _run_local(func: Callable[..., Any], tasks: list[Task], results: Results, bar: Any,
-               max_workers: int) -> bool:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    unreadable = _main_from_unreadable_file()
-    if unreadable is not None:
-        what = "standard input" if unreadable == "<stdin>" else f"{unreadable!r}, not a file"
-        raise RuntimeError(f"sweep cannot start worker processes: the main script was read "
-                           f"from {what}, and the workers (spawn start method) import it "
-                           f"again from its file. Save the script to a file and run it "
-                           f"with `python FILE`, with the call under "
-                           f"`if __name__ == \"__main__\":`; or pass max_workers=0 to run "
-                           f"every task in this process.")
-
-    cores = os.cpu_count() or 1
-    threads = max(1, cores // max_workers)
-    ex = ProcessPoolExecutor(max_workers=max_workers,
-                             mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(_dumps(func), threads))
-    interrupted = False
-    try:
-        pending = {ex.submit(_pool_task, k, point, seed) for k, point, seed in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                k, vals, err = fut.result()
-                results[k] = (vals, err)
-                bar.update()
-    except BrokenProcessPool as exc:
-        raise RuntimeError(
-            "a worker process of the sweep died (BrokenProcessPool). The workers start with "
-            "the spawn method and import the main script again: a script that calls sweep "
-            "(or stability_map) outside `if __name__ == \"__main__\":` runs that call again "
-            f"in every worker, which fails. To fix it, {GUIDANCE}. (A worker killed by the "
-            "system, e.g. for lack of memory, ends the same way.)") from exc
-    except KeyboardInterrupt:
-        interrupted = True
-        # let the executor cancel what is queued (cancelling futures here races with its
-        # manager thread), then stop the running tasks at once
-        procs = list((getattr(ex, "_processes", None) or {}).values())
-        ex.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            with contextlib.suppress(Exception):
-                proc.terminate()
-    finally:
-        if not interrupted:
-            ex.shutdown(wait=True)
-    return interrupted
-
-
-def _dask_client(client: Any) -> tuple[Any, bool]:
-    try:
-        import distributed
-    except ImportError:
-        raise ImportError("client= needs dask.distributed: pip install 'dask[distributed]' "
-                          "(or the extra: pip install 'queue-recursions[dist]')") from None
-    if isinstance(client, str):
-        return distributed.Client(client), True
-    if isinstance(client, distributed.Client):
-        return client, False
-    raise TypeError("client must be None, a distributed.Client or a scheduler address "
-                    f"string, got {type(client).__name__}")
-
-
-def _run_dask(func: Callable[..., Any], tasks: list[Task], results: Results, bar: Any,
-              client: Any) -> bool:
-    import uuid
-
-    import distributed
-
-    cl, own = _dask_client(client)
-    token = uuid.uuid4().hex[:12]
-    interrupted = False
-    futures = []
-    try:
-        futures = [cl.submit(_run_task, func, k, point, seed,
-                             key=f"sweep-{token}-{k}", pure=False)
-                   for k, point, seed in tasks]
-        for fut in distributed.as_completed(futures):
-            k, vals, err = fut.result()
-            if k not in results:  # exactly once, whatever Dask re-ran
-                results[k] = (vals, err)
-                bar.update()
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        with contextlib.suppress(Exception):
-            cl.cancel(futures)
-        if own:
-            cl.close()
-    return interrupted
-
-
 # -- public -------------------------------------------------------------------------------
+
+
+def _func_identity(func: Any) -> str:
+    """A name for ``func`` that is the same in every run (no addresses).
+
+    A ``functools.partial`` names its function and keywords; a wrapper that sets
+    ``__wrapped__`` (``functools.wraps`` does) names what it wraps too.
+    """
+    import functools
+
+    if isinstance(func, functools.partial):
+        kws = ", ".join(f"{k}={_value_identity(v)}" for k, v in sorted(func.keywords.items()))
+        return f"partial({_func_identity(func.func)}, {kws})"
+    name = f"{getattr(func, '__module__', '?')}.{_name(func)}"
+    inner = getattr(func, "__wrapped__", None)
+    return name if inner is None else f"{name}[{_func_identity(inner)}]"
+
+
+def _value_identity(v: Any) -> str:
+    if callable(v) and not isinstance(v, type):
+        return _func_identity(v)
+    text = repr(v)
+    return text if " at 0x" not in text else type(v).__name__
+
+
+def _open_checkpoint(path: Any, func: Callable[..., Any], points: list[dict[str, Any]],
+                     replications: int, seed: np.random.SeedSequence,
+                     extra: Any) -> Checkpoint:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (str or os.PathLike), got "
+                        f"{type(path).__name__}")
+    grid = repr(points)
+    if " at 0x" in grid:
+        raise ValueError("checkpoint needs grid values whose repr is the same in every run, "
+                         "so that a rerun can recognise its points; a grid value prints as an "
+                         "address (e.g. a function or an object without __repr__): use names "
+                         "or numbers in the grid and build the objects inside func")
+    ident = identity(func=_func_identity(func), grid=grid, replications=replications,
+                     seed=[repr(seed.entropy), list(seed.spawn_key), seed.n_children_spawned],
+                     extra=extra)
+    return Checkpoint(path, ident)
 
 
 def sweep(
@@ -508,6 +358,7 @@ def sweep(
     replications: int = 1,
     max_workers: int | None = None,
     table: str = "dict",
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Evaluate ``func(**point, rng=seed)`` over a grid; return a tidy table in grid order.
 
@@ -524,17 +375,27 @@ def sweep(
     rng : int, Generator, SeedSequence or None, default 1
         Root seed; task ``k`` gets child ``k`` of ``SeedSequence(rng).spawn(n_tasks)``.
     client : None, distributed.Client or str, default None
-        ``None``: local worker processes. A Dask client or a scheduler address: run there.
+        ``None``: this process or local workers (``max_workers``). A Dask client or a
+        scheduler address: run there.
     progress : bool, default True
         A tqdm bar over tasks (when tqdm is installed).
     replications : int, default 1
         Independent runs per point (different seeds), one row each.
     max_workers : int, optional
-        Local worker processes (default: the machine's cores, at most the number of tasks);
-        ``0`` runs every task in this process, with no pool (no ``__main__`` guard needed).
-        Ignored with ``client``.
+        ``None`` (default): tasks run in this process, timed, in an order spread over the
+        grid, and a pool of local workers (one per core) starts only once the work left
+        clearly pays for their start-up (a few seconds each; see
+        :func:`loynes.runners.run_auto`). ``0``: every task in this process. ``k >= 1``: a
+        pool of ``k`` workers, as asked. The choice and its reason are in the result's
+        ``attrs["execution"]``. Ignored with ``client``.
     table : {"dict", "auto", "pandas"}, default "dict"
         See :func:`as_table`.
+    checkpoint : str or os.PathLike, optional
+        A file to which each finished task is appended as it finishes
+        (:mod:`loynes.checkpoint`). A rerun with the same arguments reads it, runs only the
+        tasks not finished there (and those that raised), and returns a table identical to an
+        uninterrupted run; a file written by another sweep is refused. Needs a fixed ``rng``
+        and grid values with a stable ``repr``.
 
     Returns
     -------
@@ -544,21 +405,28 @@ def sweep(
         as coordinates) unless ``table`` asks for a DataFrame. Columns: the grid's names,
         ``replication``, the values ``func`` returned (a name that clashes with a parameter
         gets the suffix ``_out``), ``error`` (``None``, or the exception's text when the task
-        raised; the other tasks still run). On Ctrl-C (``KeyboardInterrupt``) the sweep stops,
-        does not raise, and returns every row: those not finished have missing values and
-        ``error == NOT_RUN``.
+        raised; the other tasks still run). ``attrs["execution"]`` is a
+        :class:`~loynes.runners.Execution` (mode, workers, reason). On Ctrl-C
+        (``KeyboardInterrupt``) the sweep stops, does not raise, and returns every row: those
+        not finished have missing values and ``error == NOT_RUN``.
 
     Raises
     ------
     TypeError, ValueError
         Before any work, for a bad grid (empty, empty value lists, not a dict or list of dicts,
-        names that ``func`` does not take, reserved names) or bad options.
+        names that ``func`` does not take, reserved names) or bad options; a
+        :class:`~loynes.checkpoint.CheckpointMismatch` for a checkpoint of another sweep.
     ImportError
         When ``client`` is given and dask.distributed is not installed.
     RuntimeError
         With local worker processes, when the main script was read from standard input
-        (before any work), or a worker died: most often a script that calls ``sweep`` without
-        the ``if __name__ == "__main__":`` guard. The message says what to do.
+        (before any work). The message says what to do.
+    loynes.runners.SweepError
+        When the worker pool or the cluster fails (a worker died, ``BrokenProcessPool``; the
+        scheduler was lost; ``KilledWorker``): its ``.table`` has every finished row, the
+        others with ``error`` saying why they did not run; with ``checkpoint``, a rerun
+        finishes them. Most often a script that starts workers without the
+        ``if __name__ == "__main__":`` guard; the message says what to do.
 
     Examples
     --------
@@ -570,6 +438,22 @@ def sweep(
     ([11, 21, 12, 22], [None, None, None, None], ('a', 'b'))
     >>> t.to_xarray()["s"].sel(a=2, b=10).item()
     12
+    >>> str(t.attrs["execution"])
+    'in-process: max_workers=0'
+    """
+    return _sweep(func, grid, rng=rng, client=client, progress=progress,
+                  replications=replications, max_workers=max_workers, table=table,
+                  checkpoint=checkpoint)
+
+
+def _sweep(func: Callable[..., Any], grid: Grid, *, rng: RngLike, client: Any, progress: bool,
+           replications: int, max_workers: int | None, table: str,
+           checkpoint: str | os.PathLike[str] | None, key_extra: Any = None,
+           build: Callable[[Any], Any] | None = None) -> Any:
+    """:func:`sweep`, with two hooks for callers such as ``stability_map``.
+
+    ``key_extra`` is added to the checkpoint's identity; ``build`` turns a partial table into
+    the result a :class:`SweepError` carries.
     """
     if not callable(func):
         raise TypeError(f"func must be callable, got {type(func).__name__}")
@@ -581,29 +465,68 @@ def sweep(
     progress = check_bool(progress, "progress")
     names, points = expand_grid(grid)
     _check_signature(func, names)
+    refuse_in_bootstrapping_worker()
     replications = int(replications)
     n = len(points) * replications
-    seeds = as_seed_sequence(rng).spawn(n)
-    tasks = [(i * replications + r, points[i], seeds[i * replications + r])
-             for i in range(len(points)) for r in range(replications)]
+    if checkpoint is not None and rng is None:
+        raise ValueError("checkpoint needs a fixed rng (an int, a Generator or a SeedSequence): "
+                         "rng=None draws new seeds in every run, so a rerun could not resume")
+    root = as_seed_sequence(rng)
+    ck = None if checkpoint is None else _open_checkpoint(checkpoint, func, points,
+                                                          replications, root, key_extra)
+    seeds = root.spawn(n)
     if client is not None:
-        _dask_client_check()
-    results: dict[int, tuple[dict[str, Any] | None, str | None]] = {}
+        dask_client_check()
+    results: dict[int, tuple[dict[str, Any] | None, str | None]] = {} if ck is None \
+        else ck.load()
+    tasks = [(k, points[k // replications], seeds[k]) for k in range(n) if k not in results]
     bar = _bar(bool(progress), n)
+    bar.update(n - len(tasks))
+    sink = Sink(results, bar, ck)
+    missing, failure = NOT_RUN, None
     try:
-        if client is not None:
-            _run_dask(func, tasks, results, bar, client)
-        elif max_workers == 0:
-            _run_serial(func, tasks, results, bar)
-        else:
-            workers = min(int(max_workers or os.cpu_count() or 1), n)
-            _run_local(func, tasks, results, bar, workers)
+        how = _run(func, tasks, sink, client, max_workers, n)
+    except KeyboardInterrupt:
+        how = Execution("interrupted", 0, "Ctrl-C")
+    except SweepError as exc:
+        failure, missing = exc, f"not run: {exc.reason}"
+        how = Execution("failed", 0, exc.reason)
     finally:
         bar.close()
-    return _assemble(names, points, replications, results, table)
+        if ck is not None:
+            ck.close()
+    if len(tasks) < n:
+        how = Execution(how.mode, how.workers, f"{how.reason} ({n - len(tasks)} of {n} tasks "
+                                                 "read from the checkpoint)")
+    out = _assemble(names, points, replications, results, table, missing)
+    out.attrs["execution"] = how
+    if failure is not None:
+        failure.table = out
+        failure.result = build(out) if build is not None else None
+        raise failure
+    return out
 
 
-def _dask_client_check() -> None:
+def _run(func: Callable[..., Any], tasks: list[Task], sink: Sink, client: Any,
+         max_workers: int | None, n: int) -> Execution:
+    """Run ``tasks`` where the options say; how, and why."""
+    if not tasks:
+        return Execution("in-process", 0, "nothing left to run")
+    if client is not None:
+        run_dask(func, tasks, sink, client)
+        return Execution("dask", 0, "client= given")
+    if max_workers == 0:
+        run_serial(func, tasks, sink)
+        return Execution("in-process", 0, "max_workers=0")
+    if max_workers is None:
+        return run_auto(func, tasks, sink, min(os.cpu_count() or 1, len(tasks)))
+    workers = min(max_workers, len(tasks))
+    run_local(func, tasks, sink, workers)
+    return Execution("pool", workers, f"max_workers={max_workers}")
+
+
+def dask_client_check() -> None:
+    """Raise ImportError, saying how to install it, when dask.distributed is missing."""
     try:
         import distributed  # noqa: F401
     except ImportError:

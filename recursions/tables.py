@@ -278,6 +278,9 @@ class Table(_Tabular, dict[str, np.ndarray]):
     Attributes
     ----------
     dims : tuple of str
+    attrs : dict
+        What the producer says about the table (as ``pandas.DataFrame.attrs``): a sweep's
+        ``"execution"``.
 
     Examples
     --------
@@ -297,6 +300,7 @@ class Table(_Tabular, dict[str, np.ndarray]):
             raise ValueError(f"columns must have equal lengths, got {sorted(lengths)}")
         super().__init__(cols)
         self.dims = tuple(dims)
+        self.attrs: dict[str, Any] = {}
         unknown = [d for d in self.dims if d not in self]
         if unknown:
             raise ValueError(f"dims {unknown} are not columns of the table")

@@ -36,8 +36,9 @@ def parse(description: str, argv: Sequence[str] | None = None, *,
     """The command line every study takes.
 
     ``--quick`` (small grid, small budgets), ``--scheduler ADDRESS`` (a Dask scheduler; by
-    default local processes), ``--seed`` (root seed, default 2026), ``--workers`` (local
-    processes, default the machine's cores; 0 runs in this process) and ``--out DIR`` (default
+    default this process, and local processes once they pay), ``--seed`` (root seed, default
+    2026), ``--workers`` (local processes; default: chosen by ``loynes.sweep``; 0 runs in
+    this process) and ``--out DIR`` (default
     ``studies/results`` for a full run, a temporary folder for ``--quick``). With ``refit``,
     also ``--refit``: run nothing, recompute the fits and the figure from ``DIR/NAME.csv``.
     """
@@ -49,7 +50,8 @@ def parse(description: str, argv: Sequence[str] | None = None, *,
                          "(default: local processes)")
     ap.add_argument("--seed", type=int, default=2026, help="root seed (default: 2026)")
     ap.add_argument("--workers", type=int, default=None,
-                    help="local worker processes (default: the machine's cores; 0: this process)")
+                    help="local worker processes (default: this process, and one per core "
+                         "once the work pays for them; 0: this process)")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for NAME.csv and NAME.png (default: studies/results, or a "
                          "temporary folder with --quick)")
@@ -69,11 +71,14 @@ def parse(description: str, argv: Sequence[str] | None = None, *,
 
 
 def run(func: Callable[..., Mapping[str, Any]], grid: Any, args: argparse.Namespace,
-        *, replications: int = 1) -> list[dict[str, Any]]:
+        *, name: str, replications: int = 1) -> list[dict[str, Any]]:
     """``loynes.sweep(func, grid)`` with the study's seed and scheduler; rows as dicts.
 
     Each row gets ``seed`` (the root seed: with the grid it fixes every task's stream) and
     ``seconds`` (the task's own wall time); a task that raised stops the study with its error.
+    Finished points go to ``DIR/NAME.checkpoint.jsonl`` as they finish: a study stopped
+    midway (Ctrl-C, a lost cluster) and run again with the same options resumes there, with
+    the same rows as an uninterrupted run. The file is removed once every point has run.
     """
     import loynes as ly
 
@@ -83,8 +88,13 @@ def run(func: Callable[..., Mapping[str, Any]], grid: Any, args: argparse.Namesp
         out["seconds"] = round(time.perf_counter() - t0, 3)
         return out
 
+    timed.__wrapped__ = func  # type: ignore[attr-defined]  # the checkpoint names the task
+
+    checkpoint = Path(args.out) / f"{name}.checkpoint.jsonl"
     table = ly.sweep(timed, grid, rng=args.seed, client=args.scheduler,
-                     max_workers=args.workers, replications=replications, progress=False)
+                     max_workers=args.workers, replications=replications, progress=False,
+                     checkpoint=checkpoint)
+    print(f"{name}: {table.attrs['execution']}")
     out = []
     rows = table.rows()
     for row in rows:
@@ -93,6 +103,7 @@ def run(func: Callable[..., Mapping[str, Any]], grid: Any, args: argparse.Namesp
             raise RuntimeError(f"a study task failed at {row}: {err}")
         row["seed"] = args.seed
         out.append(row)
+    checkpoint.unlink()
     return out
 
 

@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             laws, loads, sizes = tuple(LAWS), LOADS, SIZES
         grid = [{"law": law, "load": load, "servers": n, "arrivals": budget(n, args.quick)}
                 for law in laws for load in loads for n in sizes]
-        rows = _common.run(task, grid, args)
+        rows = _common.run(task, grid, args, name=NAME)
         _common.write(rows, COLUMNS, NAME, args)
     _common.write([{**f, "seed": args.seed} for f in rates(rows)], RATE_COLUMNS,
                   f"{NAME}_rates", args)

@@ -306,7 +306,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     budget = QUICK if args.quick else FULL
     import functools
 
-    rows = _common.run(functools.partial(task, budget=budget), grid(budget), args)
+    rows = _common.run(functools.partial(task, budget=budget), grid(budget), args,
+                       name=NAME)
     _common.write(rows, COLUMNS, NAME, args)
     figure(rows, _common.figure_path(NAME, args))
     for r in rows:

@@ -245,7 +245,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     """Run the study: the grid, ``NAME.csv`` and ``NAME.png`` (see the module docstring)."""
     args = _common.parse(__doc__.splitlines()[0], argv)
     budget = QUICK if args.quick else FULL
-    rows = _common.run(functools.partial(task, budget=budget), grid(budget), args)
+    rows = _common.run(functools.partial(task, budget=budget), grid(budget), args,
+                       name=NAME)
     _common.write(rows, COLUMNS, NAME, args)
     table = fits(rows)
     _common.write(table, FIT_COLUMNS, f"{NAME}_fits", args)

@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
                  "arrivals": budget(n, alpha, args.quick)}
                 for policy in POLICIES for alpha in alphas for service in services
                 for n in sizes if args.quick or n <= MAX_SIZE[alpha]]
-        rows = _common.run(task, grid, args)
+        rows = _common.run(task, grid, args, name=NAME)
         _common.write(rows, COLUMNS, NAME, args)
     _common.write([{**f, "seed": args.seed} for f in fits(rows)], FIT_COLUMNS,
                   f"{NAME}_fits", args)

@@ -17,9 +17,10 @@ import pytest
 
 import recursions as rc
 from loynes.cli import main
+from loynes.runners import _main_from_unreadable_file
 from loynes.stability import check_stability
 from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
-from loynes.sweep import NOT_RUN, _main_from_unreadable_file, as_table, expand_grid, sweep
+from loynes.sweep import NOT_RUN, as_table, expand_grid, sweep
 
 GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
 
@@ -193,8 +194,12 @@ def test_script_without_guard_says_what_to_do(tmp_path):
     res = run_script(tmp_path, CALL.format(w=2))
     assert res.returncode != 0 and "OK" not in res.stdout
     last = res.stderr.strip().splitlines()[-1]
-    assert last.startswith("RuntimeError: a worker process of the sweep died (BrokenProcessPool)")
+    assert last.startswith("loynes.runners.SweepError: a worker process of the sweep died "
+                           "(BrokenProcessPool)")
     assert 'if __name__ == "__main__":' in last and "max_workers=0" in last
+    res = run_script(tmp_path, CALL.format(w=None))  # the default: cheap, so in process
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["OK [2, 4, 6]"]
 
 
 def test_script_from_stdin_says_what_to_do(tmp_path):
@@ -375,3 +380,181 @@ def test_stability_map_refuses_a_load_for_other_servers():
     with pytest.raises(ValueError, match="load for 6 servers but system_factory"):
         stability_map(SystemFamily("jpsw", 3), PoissonAtLoad(6, rc.dists.Exponential(1.0)),
                       [0.9], [0], max_workers=0, progress=False)
+
+
+# -- where tasks run by default, checkpoints, failures that keep finished work ---------------
+
+
+def sleepy(a, rng):
+    time.sleep(0.2)
+    return float(np.random.default_rng(rng).random())
+
+
+def test_default_runs_a_cheap_grid_in_process():
+    t = sweep(draw, GRID, rng=3, progress=False, table="dict")
+    ex = t.attrs["execution"]
+    assert ex.mode == "in-process" and ex.workers == 0
+    assert "never paid" in ex.reason or "no pool" in ex.reason
+    same(t, sweep(draw, GRID, rng=3, max_workers=0, progress=False, table="dict"))
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a pool needs two cores")
+def test_default_starts_a_pool_once_it_pays(monkeypatch):
+    import loynes.runners as runners
+
+    monkeypatch.setattr(runners, "WORKER_START_S", 0.2)  # what a worker is taken to cost
+    grid = {"a": list(range(30))}
+    t = sweep(sleepy, grid, rng=4, progress=False, table="dict")
+    ex = t.attrs["execution"]
+    assert ex.mode == "pool" and ex.workers == 2, ex
+    assert ex.reason.startswith("3 tasks ran here first")
+    same(t, sweep(sleepy, grid, rng=4, max_workers=0, progress=False, table="dict"))
+
+
+def test_spread_order_is_a_permutation():
+    from loynes.runners import spread_order
+
+    for n in (1, 2, 5, 16, 33):
+        assert sorted(spread_order(n)) == list(range(n))
+    assert spread_order(8)[:2] == [0, 4]
+
+
+def interrupt_at(a, rng):
+    if a == 7 and os.environ.get("SWEEP_TEST_INTERRUPT") == "1":
+        raise KeyboardInterrupt
+    return draw(a, 1.0, rng)
+
+
+def test_checkpoint_resumes_to_the_uninterrupted_table(tmp_path, monkeypatch):
+    grid = {"a": list(range(12))}
+    path = tmp_path / "sweep.jsonl"
+    whole = sweep(interrupt_at, grid, rng=9, max_workers=0, progress=False, table="dict")
+    monkeypatch.setenv("SWEEP_TEST_INTERRUPT", "1")
+    part = sweep(interrupt_at, grid, rng=9, max_workers=0, progress=False, table="dict",
+                 checkpoint=path)
+    assert part["error"].tolist()[7:] == [NOT_RUN] * 5
+    assert len(path.read_text().splitlines()) == 1 + 7  # the head and the finished tasks
+    with path.open("a") as fh:  # a line half-written when the run was killed
+        fh.write('{"k": 9, "values": {"x"')
+    monkeypatch.setenv("SWEEP_TEST_INTERRUPT", "0")
+    calls = []
+
+    def counted(a, rng):
+        calls.append(a)
+        return interrupt_at(a, rng)
+
+    counted.__qualname__ = interrupt_at.__qualname__  # the same function, counted
+    counted.__module__ = interrupt_at.__module__
+    resumed = sweep(counted, grid, rng=9, max_workers=0, progress=False, table="dict",
+                    checkpoint=path)
+    assert sorted(calls) == list(range(7, 12))  # only what had not finished
+    same(resumed, whole)
+    assert "7 of 12 tasks read from the checkpoint" in str(resumed.attrs["execution"])
+    again = sweep(counted, grid, rng=9, max_workers=0, progress=False, table="dict",
+                  checkpoint=path)
+    same(again, whole)
+    assert len(calls) == 5  # everything read back
+
+
+def test_checkpoint_of_another_sweep_is_refused(tmp_path):
+    from loynes.checkpoint import CheckpointMismatch
+
+    path = tmp_path / "sweep.jsonl"
+    sweep(draw, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
+    with pytest.raises(CheckpointMismatch, match="seed differ"):
+        sweep(draw, GRID, rng=2, max_workers=0, progress=False, checkpoint=path)
+    with pytest.raises(CheckpointMismatch, match="grid differ"):
+        sweep(draw, {"a": [1], "b": [2.0]}, rng=1, max_workers=0, progress=False,
+              checkpoint=path)
+    with pytest.raises(CheckpointMismatch, match="func differ"):
+        sweep(draw_or_fail, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
+    with pytest.raises(ValueError, match="fixed rng"):
+        sweep(draw, GRID, rng=None, max_workers=0, progress=False, checkpoint=tmp_path / "x")
+    with pytest.raises(ValueError, match="repr"):
+        sweep(lambda f, rng: 1, {"f": [draw]}, max_workers=0, progress=False,
+              checkpoint=tmp_path / "y")
+    (tmp_path / "z").write_text("not a checkpoint\n")
+    with pytest.raises(CheckpointMismatch, match="not a sweep checkpoint"):
+        sweep(draw, GRID, max_workers=0, progress=False, checkpoint=tmp_path / "z")
+
+
+def test_checkpoint_reruns_tasks_that_raised(tmp_path):
+    path = tmp_path / "sweep.jsonl"
+    t1 = sweep(draw_or_fail, GRID, rng=5, max_workers=0, progress=False, table="dict",
+               checkpoint=path)
+    t2 = sweep(draw_or_fail, GRID, rng=5, max_workers=0, progress=False, table="dict",
+               checkpoint=path)
+    same(t1, t2)
+    assert "1 of 6" not in str(t2.attrs["execution"])
+    assert "5 of 6 tasks read from the checkpoint" in str(t2.attrs["execution"])
+
+
+def die_at(a, rng):
+    if a == 3 and os.path.exists(os.environ.get("SWEEP_TEST_DIE", "")):
+        os._exit(3)  # the worker process dies: the pool breaks
+    time.sleep(0.05)
+    return float(np.random.default_rng(rng).random())
+
+
+def test_broken_pool_keeps_finished_rows_and_resumes(tmp_path, monkeypatch):
+    from loynes.sweep import SweepError
+
+    marker = tmp_path / "die"
+    marker.write_text("")
+    monkeypatch.setenv("SWEEP_TEST_DIE", str(marker))
+    grid = {"a": list(range(8))}
+    path = tmp_path / "sweep.jsonl"
+    with pytest.raises(SweepError, match="BrokenProcessPool") as info:
+        sweep(die_at, grid, rng=2, max_workers=1, progress=False, table="dict",
+              checkpoint=path)
+    err = info.value.table["error"].tolist()
+    assert err[:3] == [None] * 3  # one worker: the tasks before the fatal one finished
+    assert all(e.startswith("not run: a worker process died") for e in err[3:])
+    marker.unlink()
+    resumed = sweep(die_at, grid, rng=2, max_workers=1, progress=False, table="dict",
+                    checkpoint=path)
+    same(resumed, sweep(die_at, grid, rng=2, max_workers=0, progress=False, table="dict"))
+
+
+def test_stability_map_failure_carries_the_partial_map(monkeypatch):
+    import loynes.runners as runners
+    from loynes.sweep import SweepError
+
+    def broken(func, tasks, sink, workers):
+        sink.put(*runners.run_task(func, *tasks[0]))
+        raise SweepError("the pool broke", "a worker process died (test)")
+
+    monkeypatch.setattr(sys.modules["loynes.sweep"], "run_local", broken)
+    with pytest.raises(SweepError) as info:
+        stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+                      [0.5, 1.2], [0], max_workers=2, progress=False, steps=2**10,
+                      horizon=2**10)
+    m = info.value.result
+    assert m.verdicts.tolist() == [["stable", "error"]]
+    assert m.table["error"][1] == "not run: a worker process died (test)"
+
+
+@pytest.mark.slow
+def test_dask_killed_worker_keeps_finished_rows(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from loynes.sweep import SweepError
+
+    marker = tmp_path / "die"
+    marker.write_text("")
+    monkeypatch.setenv("SWEEP_TEST_DIE", str(marker))
+    grid = {"a": list(range(6))}
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                     host="127.0.0.1", dashboard_address="127.0.0.1:0") as lc, \
+            distributed.Client(lc) as client:
+        with pytest.raises(SweepError, match="KilledWorker") as info:
+            sweep(die_at, grid, rng=2, client=client, progress=False, table="dict")
+    err = info.value.table["error"].tolist()
+    assert err[3].startswith("not run: the Dask cluster failed (KilledWorker")
+    assert err.count(None) >= 1
+    done = sweep(die_at, grid, rng=2, max_workers=0, progress=False, table="dict")
+    for i, e in enumerate(err):
+        if e is None:
+            assert info.value.table["value"][i] == done["value"][i]

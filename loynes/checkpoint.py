@@ -1,0 +1,155 @@
+"""Checkpoint files of sweeps: each finished task appended as it finishes, read back on a rerun.
+
+A checkpoint is a text file of JSON lines. The first line names the sweep that wrote it (its
+function, grid, replications and root seed, with a hash of them); every later line is one
+finished task: ``{"k": task, "values": {...}, "error": null}``. Lines are appended and flushed
+as tasks finish, so a sweep killed at any moment (Ctrl-C, a lost cluster, a power cut) leaves a
+file that a rerun with the same arguments reads back: it skips the finished tasks and returns a
+table identical to an uninterrupted run. A half-written last line is ignored. Tasks that raised
+are written too (for the record) but run again on a rerun.
+
+Values are scalars (``func`` returns scalars): numbers, strings, booleans, ``None``; floats
+round-trip exactly (``NaN`` and ``inf`` included), complex numbers are written as pairs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Checkpoint", "CheckpointMismatch"]
+
+FORMAT = "queue-recursions sweep checkpoint 1"
+
+Results = dict[int, tuple[dict[str, Any] | None, str | None]]
+
+
+class CheckpointMismatch(ValueError):
+    """The checkpoint file was written by a sweep with other arguments."""
+
+
+def _encode(v: Any) -> Any:
+    if isinstance(v, complex):
+        return {"complex": [v.real, v.imag]}
+    return v
+
+
+def _decode(v: Any) -> Any:
+    if isinstance(v, dict) and set(v) == {"complex"}:
+        re, im = v["complex"]
+        return complex(re, im)
+    return v
+
+
+def identity(**parts: Any) -> dict[str, Any]:
+    """The sweep's identity: the parts (JSON-able) and a hash of them.
+
+    Examples
+    --------
+    >>> identity(func="f", grid="[1]")["hash"] == identity(grid="[1]", func="f")["hash"]
+    True
+    """
+    text = json.dumps(parts, sort_keys=True, default=repr)
+    return {"parts": parts, "hash": hashlib.sha256(text.encode()).hexdigest()[:32]}
+
+
+class Checkpoint:
+    """A sweep's checkpoint file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (created with its folder when missing).
+    ident : dict
+        :func:`identity` of the sweep; a file written by another sweep is refused.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.jsonl"
+    >>> ck = Checkpoint(path, identity(func="f"))
+    >>> ck.load()
+    {}
+    >>> ck.append(0, {"x": 1.5}, None); ck.close()
+    >>> Checkpoint(path, identity(func="f")).load()
+    {0: ({'x': 1.5}, None)}
+    """
+
+    def __init__(self, path: str | os.PathLike[str], ident: Mapping[str, Any]) -> None:
+        self.path = Path(path)
+        self.ident = dict(ident)
+        self._fh: Any = None
+
+    def load(self) -> Results:
+        """The finished tasks of an earlier run (tasks that raised are left out: they rerun).
+
+        Raises
+        ------
+        CheckpointMismatch
+            When the file was written by a sweep with other arguments, or is not a checkpoint.
+        """
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return {}
+        text = self.path.read_text()
+        lines = text.splitlines()
+        if len(lines) == 1 and not text.endswith("\n"):  # killed while writing the head
+            return {}
+        try:
+            head = json.loads(lines[0])
+        except json.JSONDecodeError:
+            head = None
+        if not isinstance(head, dict) or head.get("format") != FORMAT:
+            raise CheckpointMismatch(f"checkpoint {str(self.path)!r} is not a sweep checkpoint: "
+                                     "give another path, or delete the file")
+        if head.get("hash") != self.ident["hash"]:
+            old, new = head.get("parts", {}), self.ident["parts"]
+            differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise CheckpointMismatch(
+                f"checkpoint {str(self.path)!r} was written by a sweep with other arguments "
+                f"({', '.join(differ) or 'its hash'} differ): rerun with the same function, "
+                "grid, replications and seed to resume it, or give another path (or delete "
+                "the file) to start afresh")
+        done: Results = {}
+        for i, line in enumerate(lines[1:], start=2):
+            try:
+                rec = json.loads(line)
+                k, vals, err = int(rec["k"]), rec["values"], rec["error"]
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                if i == len(lines):  # a line cut short when the run was killed
+                    continue
+                raise CheckpointMismatch(f"checkpoint {str(self.path)!r}: line {i} is "
+                                         "damaged; delete the file to start afresh") from None
+            if err is None and isinstance(vals, dict):
+                done[k] = ({key: _decode(v) for key, v in vals.items()}, None)
+        return done
+
+    def append(self, k: int, vals: Mapping[str, Any] | None, err: str | None) -> None:
+        """Append one finished task and flush it to disk."""
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists():  # cut off a line left half-written by a killed run
+                data = self.path.read_bytes()
+                if data and not data.endswith(b"\n"):
+                    with self.path.open("r+b") as fh:
+                        fh.truncate(data.rfind(b"\n") + 1)
+            fresh = not self.path.exists() or self.path.stat().st_size == 0
+            self._fh = self.path.open("a")
+            if fresh:
+                self._write({"format": FORMAT, **self.ident})
+        values = None if vals is None else {key: _encode(v) for key, v in vals.items()}
+        self._write({"k": int(k), "values": values, "error": err})
+
+    def _write(self, rec: Mapping[str, Any]) -> None:
+        self._fh.write(json.dumps(rec, default=repr) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        """Close the file (appending again reopens it)."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
