@@ -44,12 +44,14 @@ bench: $(STAMP)
 
 # numba's cache files (*.nbi, *.nbc, in __pycache__ folders), not those of the installed
 # packages in $(VENV). -delete would imply -depth, which GNU find refuses with -prune: use rm.
+# Then `python -m loynes cache --clear` (rc.clear_cache): the drivers folder and the library's
+# numba files in $NUMBA_CACHE_DIR; without the venv, the drivers folder alone.
 DRIVERS_CACHE ?= $(or $(QUEUE_RECURSIONS_CACHE),$(HOME)/.cache/queue-recursions)
 
 clean-cache:
 	find . -path ./$(VENV) -prune -o -type f \( -name '*.nbi' -o -name '*.nbc' \) \
 		-print -exec rm -f {} +
-	rm -rf "$(DRIVERS_CACHE)"
+	if [ -x $(PY) ]; then $(PY) -m loynes cache --clear; else rm -rf "$(DRIVERS_CACHE)"; fi
 
 clean: clean-cache
 	rm -rf $(VENV) demo_output .pytest_cache .hypothesis docs/_build docs/api/generated

@@ -1,4 +1,4 @@
-"""Command line: ``python -m loynes check ...``, ``sweep ...`` and ``demo``.
+"""Command line: ``python -m loynes check ...``, ``sweep ...``, ``demo`` and ``cache``.
 
 Examples
 --------
@@ -12,6 +12,9 @@ written ``NAME:KEY=VALUE,...`` with the keywords of :mod:`recursions.dists`
 ``python -m loynes sweep --system jpsw --servers 6 --loads 0.5:1.0:26 --p 0:5 --out DIR``
 writes the stability map over (load, p) to ``DIR/stability_map.csv`` and
 ``DIR/stability_map.png`` (``--scheduler tcp://HOST:8786`` runs it on a Dask cluster).
+
+``python -m loynes cache`` prints the folders holding compiled code (the drivers and numba's
+cache files) with their sizes; ``cache --clear`` removes them (:func:`recursions.clear_cache`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
@@ -389,6 +393,36 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    kb = n / 1024
+    return f"{kb:.1f} KB" if kb < 1024 else f"{kb / 1024:.1f} MB"
+
+
+def run_cache(args: argparse.Namespace) -> int:
+    """``cache``: print the cache folders and their sizes, or remove them with ``--clear``."""
+    from recursions._cache import drivers_root
+
+    folders = rc.cache_folders()
+    if not args.clear:
+        if not folders:
+            print(f"no cache files (the drivers folder would be {drivers_root()})")
+        for folder, size in folders.items():
+            print(f"{_size(size):>10}  {folder}")
+        return 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", rc.CacheWarning)
+        cleared = rc.clear_cache()
+    for folder in cleared:
+        print(f"removed {_size(folders.get(folder, 0))} from {folder}")
+    for w in caught:
+        print(f"python -m loynes cache: {w.message}", file=sys.stderr)
+    if not cleared and not caught:
+        print("no cache files to remove")
+    return 1 if caught else 0
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one clear line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -459,6 +493,13 @@ def make_parser() -> argparse.ArgumentParser:
                           description="Stability report and figures for the seed system.")
     demo.add_argument("--out", default="demo_output", help="folder for the figures")
     demo.add_argument("--quick", action="store_true", help="coarser grid (for tests)")
+    cache = sub.add_parser("cache", help="list (or --clear) the on-disk caches of compiled code",
+                           description="Print the folders holding compiled code (the drivers "
+                                       "folder $QUEUE_RECURSIONS_CACHE and numba's cache files "
+                                       "of this library) with their sizes.")
+    cache.add_argument("--clear", action="store_true",
+                       help="remove them (the next run compiles again); folders not yours "
+                            "are left, with a message (exit status 1)")
     return parser
 
 
@@ -484,6 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "sweep":
             return run_sweep(args)
+        if args.command == "cache":
+            return run_cache(args)
         args.service_given = args.service is not None  # a periodic input refuses it
         if args.service is None:
             args.service = DEFAULT_SERVICE

@@ -22,6 +22,9 @@ name                               module
 integer codes of the engines       :mod:`recursions.codes`
 ``SimulationWarning``              :mod:`recursions.diagnostics` (when ``simulate``'s estimates
                                    cannot be trusted: load >= 1, drift, no warm-up)
+``clear_cache``,                   :mod:`recursions.drivers` (the on-disk caches of compiled
+``cache_folders``,                 code: kept private, rebuilt when damaged;
+``CacheWarning``, ``CacheError``   ``python -m loynes cache --clear``)
 ``BackwardDraws``, ``iterate``     :mod:`recursions.backward` (time-indexed draws)
 large-n event engine               :mod:`recursions.heap` (used by ``simulate``)
 ``JobClass``, ``Redundancy``       :mod:`recursions.redundancy` (map ``redundancy`` in
@@ -39,6 +42,7 @@ True
 """
 
 from . import codes, diagnostics, dists, maps, redundancy, vectors, zerowait
+from ._cache import CacheError, CacheWarning, cache_folders, clear_cache
 from .backward import BackwardDraws, iterate
 from .codes import LOST
 from .diagnostics import SimulationWarning
@@ -59,6 +63,8 @@ __all__ = [
     "JSW",
     "LOST",
     "BackwardDraws",
+    "CacheError",
+    "CacheWarning",
     "Envelope",
     "Estimate",
     "Input",
@@ -80,6 +86,8 @@ __all__ = [
     "SlowMapWarning",
     "SplitBound",
     "System",
+    "cache_folders",
+    "clear_cache",
     "codes",
     "diagnostics",
     "dists",

@@ -5,7 +5,9 @@ second process pays no compilation) and *no* ``fastmath``, which would let the c
 comparisons and break the exact ordering of sorted workload vectors.
 
 Numba's cache does not notice when a function *called* by a cached kernel changes; after
-editing a kernel run ``make clean-cache`` (fresh clones, as in CI, start clean anyway).
+editing a kernel run ``make clean-cache`` or ``python -m loynes cache --clear`` (fresh clones,
+as in CI, start clean anyway). Importing this module checks numba's cache folder first
+(:mod:`recursions._cache`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ from typing import Any, TypeVar
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
+
+from ._cache import guard_numba_cache_dir, guard_numba_loads
+
+# Before any kernel is decorated (numba fixes a function's cache folder then): a NUMBA_CACHE_DIR
+# that others can write is replaced by a private folder, and a cache file that fails to load is
+# rebuilt (see recursions._cache).
+guard_numba_cache_dir()
+guard_numba_loads()
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -23,22 +23,28 @@ load it, and an edited kernel or engine gets a new file. Helpers imported from a
 files are not part of the hash (as with numba's own cache): after editing those, clear the
 folder. A kernel defined in a closure, or whose source file cannot be read (a Jupyter cell),
 is compiled without the cache; a plain Python function runs the drivers as Python.
+
+The cache is kept safe (:mod:`recursions._cache`): the folder is created with mode 0700 and
+used only while it (and the folders above it) are yours and not writable by group or others;
+a cached file runs only as the exact text this version generates (a differing one is
+rewritten, with a :class:`~recursions._cache.CacheWarning` naming it); a numba cache file
+that fails to load is removed and rebuilt once. ``rc.clear_cache()`` or
+``python -m loynes cache --clear`` empties the caches.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
-import os
 import sys
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import _cache
+from ._cache import temporary_name as _temporary_name  # noqa: F401 - tests use it here
 from ._jit import JIT_OPTIONS
 from ._jit import jit as _project_jit
 from ._stats import N_STATS, empty_path
@@ -47,16 +53,11 @@ from .codes import LawCode
 __all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "heap_drivers",
            "uses_one_pass", "warm"]
 
-ENGINE_SOURCES = ("_engine.py", "_jit.py", "_stats.py", "codes.py", "maps.py", "vectors.py",
-                  "dists/kernel.py")
+ENGINE_SOURCES = ("_engine.py", "_jit.py", "_cache.py", "_stats.py", "codes.py", "maps.py",
+                  "vectors.py", "dists/kernel.py")
 """The files of :mod:`recursions` compiled into every driver (the template and what it imports,
 directly or not); their text is part of the cache key (``tests/test_user_map.py`` checks that
 the list is closed under their imports)."""
-
-
-def _cache_root() -> Path:
-    env = os.environ.get("QUEUE_RECURSIONS_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "queue-recursions"
 
 
 def _is_dispatcher(step: Any) -> bool:
@@ -211,11 +212,6 @@ ONE_PASS_SERVERS = 32
 """The most servers at which the drawing drivers of a ranked kernel join in one pass."""
 
 
-def _temporary_name(path: Path) -> Path:
-    """A file next to ``path`` that no other process or thread writes (pid and uuid)."""
-    return path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-
-
 def _load(step: Any, source: str, key: str | None, jit: Any,
           laws: tuple[int, int] | None = None, one_pass: bool = False) -> tuple[Any, bool]:
     """Execute the driver source with ``STEP``, ``JOIN``, ``RANK``, the flags, ``jit`` bound.
@@ -240,9 +236,12 @@ def _load_source(prefix: str, source: str, key: str | None,
                  bound: dict[str, Any]) -> tuple[Any, bool]:
     """Execute ``source`` as a module with the globals ``bound`` set first.
 
-    With a ``key``, from the file ``{prefix}_{key}.py`` of the cache folder (numba's on-disk
+    With a ``key``, as the file ``{prefix}_{key}.py`` of the cache folder (numba's on-disk
     cache then keeps its compiled functions); without one, or when that folder cannot be
-    used, compiled in memory. Returns the module and whether it came from the cache folder.
+    used or is not private (a :class:`~recursions._cache.CacheWarning` says why), compiled
+    in memory. The file is rewritten unless it holds exactly ``source``, and ``source`` is
+    what runs, never the file's text (:mod:`recursions._cache`). Returns the module and
+    whether it came from the cache folder.
     """
     import types
 
@@ -250,23 +249,16 @@ def _load_source(prefix: str, source: str, key: str | None,
     if key is not None:
         name = f"recursions._{prefix}_{key}"
         try:
-            folder = _cache_root()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"{prefix}_{key}.py"
-            if not path.exists():
-                tmp = _temporary_name(path)
-                tmp.write_text(source)
-                os.replace(tmp, path)
-            spec = importlib.util.spec_from_file_location(name, path)
-            assert spec is not None and spec.loader is not None
-            mod = importlib.util.module_from_spec(spec)
-            mod.__dict__.update(bound)
-            sys.modules[name] = mod
-            spec.loader.exec_module(mod)
-            return mod, True
+            folder = _cache.drivers_folder()  # None: refused, with a warning
+            if folder is not None:
+                path = folder / f"{prefix}_{key}.py"
+                _cache.verified_file(path, source)
+                return _cache.load_module(name, path, source, bound), True
+        except _cache.CacheError:
+            raise
         except (OSError, RuntimeError):  # no writable cache folder, or numba cannot cache
             sys.modules.pop(name, None)  # there: compile without the on-disk cache
-            bound["jit"] = _uncached_jit
+        bound["jit"] = _uncached_jit
     mod = types.ModuleType(f"recursions._{prefix}")
     mod.__dict__.update(bound)
     exec(compile(source, f"<recursions {prefix}>", "exec"), mod.__dict__)

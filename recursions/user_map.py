@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._cache import cache_failure
 from ._rng import RngLike, as_seed_sequence
 from ._validate import check_int, check_positive
 from .codes import LOST
@@ -318,6 +319,9 @@ class Map(System):
         try:
             found = self.step_function(out, sigma, tau, view, self.params)
         except Exception as exc:
+            cache_error = cache_failure(exc)  # an on-disk cache failed: not the map's fault
+            if cache_error is not None:
+                raise cache_error from cache_error.__cause__
             raise MapContractError(
                 f"rc.Map {self.name!r} raised {type(exc).__name__}: {exc} at w={w.tolist()}, "
                 f"sigma={sigma!r}, tau={tau!r}, u={u.tolist()} (an IndexError on u means it "
