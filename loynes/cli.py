@@ -367,15 +367,30 @@ def run_sweep(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CliError(f"--out: cannot create {str(out)!r}: {exc.strerror}") from None
+    from .checkpoint import CheckpointMismatch
+    from .runners import SweepError
+
+    checkpoint = out / "stability_map.checkpoint.jsonl"  # removed once the map is written
     try:
         smap = stability_map(SystemFamily(args.system, args.servers),
                              PoissonAtLoad(args.servers, service), loads, params,
                              rng=args.seed, client=args.scheduler,
                              param_name="d" if args.system == "leastofd" else "p",
                              steps=args.steps, horizon=args.horizon,
-                             max_workers=args.workers, progress=not args.quiet)
+                             max_workers=args.workers, progress=not args.quiet,
+                             checkpoint=checkpoint)
     except OSError as exc:  # e.g. an unreachable scheduler
         raise CliError(f"--scheduler: {exc}") from None
+    except SweepError as exc:
+        raise CliError(f"{exc}. The finished points are in {checkpoint}: run the same "
+                       "command again to finish the others.") from None
+    except CheckpointMismatch as exc:
+        raise CliError(f"--out: {exc}") from None
+    if smap.execution is not None and smap.execution.mode == "interrupted":
+        print(smap)
+        print(f"interrupted: the finished points are in {checkpoint}; run the same command "
+              "again to finish the others")
+        return 130
     import matplotlib
 
     matplotlib.use("Agg")
@@ -388,7 +403,9 @@ def run_sweep(args: argparse.Namespace) -> int:
     fig.tight_layout()
     fig.savefig(out / "stability_map.png", dpi=120)
     plt.close(fig)
+    checkpoint.unlink(missing_ok=True)
     print(smap)
+    print(f"ran {smap.execution}")
     print(f"written: {out / 'stability_map.csv'}, {out / 'stability_map.png'}")
     return 0
 
@@ -482,7 +499,10 @@ def make_parser() -> argparse.ArgumentParser:
                           "lognormal:mean=1,scv=4 (laws: see below)")
     swp.add_argument("--out", required=True, help="output folder")
     swp.add_argument("--scheduler", help="Dask scheduler address (default: local processes)")
-    swp.add_argument("--workers", type=int, help="local worker processes (default: cores)")
+    swp.add_argument("--workers", type=int,
+                     help="local worker processes (default: this process, and one per core "
+                          "once the work pays for them; 0: this process). An interrupted "
+                          "sweep resumes when the same command is run again")
     swp.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     swp.add_argument("--steps", type=int, default=2**14,
                      help="arrivals per estimate (default 16384)")

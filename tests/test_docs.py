@@ -43,6 +43,22 @@ def test_make_test_runs_the_notebooks_once_through_the_docs_build():
     assert all(f" {flag} " in docs_recipe for flag in ("-W", "-E", "-T"))
 
 
+def test_make_test_starts_from_empty_caches_of_its_own():
+    makefile = (ROOT / "Makefile").read_text()
+    test_recipe = re.search(r"^test:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
+    lines = test_recipe.splitlines()
+    (clear,) = [i for i, line in enumerate(lines) if "rm -rf $(TEST_CACHE)" in line]
+    (suite,) = [i for i, line in enumerate(lines) if " -m pytest " in line]
+    (docs,) = [i for i, line in enumerate(lines) if "docs" in line and "$(MAKE)" in line]
+    assert clear < suite < docs
+    assert "$(call cold,suite)" in lines[suite] and "$(call cold,docs)" in lines[docs]
+    cold = re.search(r"^cold = (.*)$", makefile, flags=re.M).group(1)
+    assert "QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/" in cold
+    assert "NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/" in cold
+    assert re.search(r"^TEST_CACHE := \$\(CURDIR\)/\.test-cache$", makefile, flags=re.M)
+    assert ".test-cache/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
 def test_notebooks_link_and_execution_settings():
     assert (DOCS / "notebooks").resolve() == (ROOT / "notebooks").resolve()
     conf = (DOCS / "conf.py").read_text()

@@ -3,11 +3,14 @@
 Each ```python block is written to a file of its own and run with ``python FILE`` in a fresh
 folder, as a new user who pastes it would: so every block carries its own imports, a block
 that starts worker processes has the ``if __name__ == "__main__":`` guard, and the property
-test calls itself.
+test calls itself. The blocks start cold, as on a new machine: their drivers and numba caches
+are folders made empty for them (shared by the blocks, in the order a reader pastes them), not
+those the rest of the suite has filled.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -41,11 +44,18 @@ def block(needle):
     return found
 
 
-def run_block(code, tmp_path, name="block"):
+@pytest.fixture(scope="module")
+def cold_env(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("readme-cache")
+    return {**os.environ, "QUEUE_RECURSIONS_CACHE": str(cache / "drivers"),
+            "NUMBA_CACHE_DIR": str(cache / "numba")}
+
+
+def run_block(code, tmp_path, name="block", env=None):
     script = tmp_path / f"readme_{name}.py"
     script.write_text(code)
     res = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=600)
+                         text=True, timeout=600, env=env)
     assert res.returncode == 0, f"{name}:\n{code}\nstderr:\n{res.stderr}"
     return res.stdout
 
@@ -61,8 +71,8 @@ def test_readme_blocks_that_need_care():
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs_as_a_script(index, tmp_path):
-    out = run_block(BLOCKS[index], tmp_path, f"block_{index}")
+def test_readme_block_runs_as_a_script(index, tmp_path, cold_env):
+    out = run_block(BLOCKS[index], tmp_path, f"block_{index}", cold_env)
     if "perfect_sample" in BLOCKS[index]:
         # the input is stable for the system: exact draws give Erlang C's P(wait)
         method, p_wait, erlang_c = out.split()[-3:]

@@ -337,7 +337,35 @@ def test_cli_sweep_writes_csv_and_png(tmp_path, capsys):
     csv = (tmp_path / "stability_map.csv").read_text().splitlines()
     assert len(csv) == 5 and csv[0].startswith("p,load,")
     assert (tmp_path / "stability_map.png").read_bytes()[:4] == b"\x89PNG"
-    assert "0  SU" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "0  SU" in out and "ran in-process: max_workers=0" in out
+    assert not (tmp_path / "stability_map.checkpoint.jsonl").exists()  # done: removed
+
+
+def test_cli_sweep_resumes_an_interrupted_run(tmp_path, capsys, monkeypatch):
+    argv = ["sweep", "--system", "jpsw", "--servers", "2", "--loads", "0.6:1.2:3", "--p", "0:1",
+            "--out", str(tmp_path), "--steps", "2048", "--horizon", "2048", "--quiet"]
+    assert main(argv) == 0
+    whole = (tmp_path / "stability_map.csv").read_text()
+    import loynes.stability_maps as sm
+
+    real, calls = sm.check_stability, []
+
+    def stop_at_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # Ctrl-C during the third point
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sm, "check_stability", stop_at_third)
+    (tmp_path / "stability_map.csv").unlink()
+    assert main(argv) == 130  # interrupted: its checkpoint keeps the two finished points
+    assert not (tmp_path / "stability_map.csv").exists()
+    assert len((tmp_path / "stability_map.checkpoint.jsonl").read_text().splitlines()) == 3
+    monkeypatch.setattr(sm, "check_stability", real)
+    assert main(argv) == 0
+    assert (tmp_path / "stability_map.csv").read_text() == whole
+    assert "2 of 6 tasks read from the checkpoint" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("flags", "match"), [
