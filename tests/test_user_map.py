@@ -567,6 +567,7 @@ def test_drivers_are_cached_on_disk_and_reused_by_a_later_process(tmp_path, monk
     env = dict(os.environ, QUEUE_RECURSIONS_CACHE=str(cache),
                PYTHONPATH=os.pathsep.join([str(src), os.getcwd(),
                                            os.environ.get("PYTHONPATH", "")]))
+    env.pop("NUMBA_CACHE_DIR", None)  # numba's default: its files beside the generated ones
 
     def run():
         out = subprocess.run([sys.executable, str(src / "script.py")], env=env, cwd=src,
