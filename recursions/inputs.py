@@ -594,7 +594,10 @@ class MarkovModulated(Input):
         b = np.zeros(k + 1)
         b[-1] = 1.0
         pi = np.linalg.lstsq(A, b, rcond=None)[0]
-        unique = np.linalg.matrix_rank(P.T - np.eye(k)) == k - 1
+        # an absolute tolerance: numpy's default (relative to the largest singular value, of
+        # order eps) called a slow two-state chain reducible when its null singular value was
+        # 9e-18 against a threshold of 8.9e-18 (numpy 2.4)
+        unique = np.linalg.matrix_rank(P.T - np.eye(k), tol=1e-12) == k - 1
         if not unique or np.any(pi <= 1e-12) or not np.allclose(pi @ P, pi, atol=1e-9):
             raise ValueError("transition must be irreducible (a unique positive stationary law)")
         pi = pi / pi.sum()

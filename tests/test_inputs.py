@@ -131,3 +131,15 @@ def test_markov_reversed_chain_transitions():
 def test_bad_inputs_are_rejected(build, match):
     with pytest.raises((ValueError, TypeError), match=match):
         build()
+
+
+def test_a_slow_two_state_chain_is_irreducible():
+    # numpy's default rank tolerance (relative, of order eps) called this chain reducible when
+    # the null singular value of P^T - I came out at 9e-18 against a threshold of 8.9e-18
+    E = rc.dists.Exponential
+    for stay in (0.99, 0.999, 0.9999):
+        P = [[stay, 1 - stay], [1 - stay, stay]]
+        inp = rc.MarkovModulated(P, [E(1.0)] * 2, [E(1.0)] * 2)
+        assert inp.correlation_length > 1.0
+    with pytest.raises(ValueError, match="irreducible"):
+        rc.MarkovModulated([[1.0, 0.0], [0.0, 1.0]], [E(1.0)] * 2, [E(1.0)] * 2)
