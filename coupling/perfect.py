@@ -786,6 +786,47 @@ def _loss_bounded(system, inp, seed, b, n0, cap):
         n = min(2 * n, cap)
 
 
+def _check_upper(system: rc.System, inp: rc.Input, upper: np.ndarray, trials: int,
+                 seed: np.random.SeedSequence) -> None:
+    """Refuse ``upper`` unless the map keeps states below it below it, on sampled cases.
+
+    ``step(w) <= upper`` for every ``w <= upper`` and every innovation makes the set below
+    ``upper`` absorbing, so the paths from 0 (Loynes) and the stationary state stay below it,
+    which is what the sandwich from ``upper`` needs (for a monotone map ``w = upper`` is the
+    worst case). ``trials`` innovations drawn from the input are tried, half from ``upper``
+    itself and half from random sorted states below it; a sample can only refute.
+    """
+    gen = np.random.default_rng(seed)
+    try:
+        sig, tau = inp.sample(trials, rng=gen)
+        U = np.ascontiguousarray(system.innovations(gen, trials), dtype=np.float64)
+        W = np.tile(upper, (trials, 1))
+        v = gen.random((trials // 2, upper.size))
+        v[gen.random(v.shape) < 0.3] = 0.0
+        for lo, hi in system.blocks:
+            v[:, lo:hi] = np.sort(v[:, lo:hi], axis=1)
+        W[trials - v.shape[0]:] *= v  # sorted factors of a sorted vector: sorted, below it
+        start = W.copy()
+        found = np.empty(trials)
+        system.drivers.apply_rows(system.params, W, np.ascontiguousarray(sig, dtype=float),
+                                  np.ascontiguousarray(tau, dtype=float), U, found)
+    except rc.MapContractError:  # the map itself broke (check="always" says where)
+        raise
+    except Exception as exc:
+        raise ValueError(f"upper= cannot be checked for {system!r} under {inp!r} "
+                         f"({type(exc).__name__}: {exc}), so no draw from it would be exact: "
+                         "leave upper= out where the system has its own bound") from exc
+    above = np.flatnonzero(np.any(W > upper, axis=1))
+    if above.size:
+        k = int(above[0])
+        raise ValueError(
+            f"upper={upper.tolist()} does not bound {system!r}: the map takes a state below it "
+            f"above it ({start[k].tolist()} to {W[k].tolist()} with sigma={float(sig[k])!r}, "
+            f"tau={float(tau[k])!r}, u={U[k].tolist()}; {above.size} of {trials} sampled "
+            "cases), so the stationary state need not lie below it and a sandwich from it "
+            "would not be exact")
+
+
 def _monotone(system, inp, seed, upper, n0, cap):
     draws = rc.BackwardDraws(system, inp, rng=seed)
     n = n0
@@ -793,6 +834,16 @@ def _monotone(system, inp, seed, upper, n0, cap):
         sig, tau, u = draws.window(n)
         lo = run_window(system, np.zeros(system.servers), sig, tau, u)
         hi = run_window(system, upper.copy(), sig, tau, u)
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise ValueError(
+                f"{system!r} left NaN or inf in the state on this draw's window of {n} "
+                f"customers (from 0: {lo.tolist()}, from upper: {hi.tolist()}): the map is "
+                "broken (rc.Map(..., check='always') finds the step)")
+        if not (np.all(hi <= upper) and np.all(lo <= hi)):
+            raise ValueError(
+                f"upper={upper.tolist()} does not bound {system!r} on this draw's own window "
+                f"of {n} customers: from it the map ends at {hi.tolist()} (from 0 at "
+                f"{lo.tolist()}), not below it, so no exact draw comes from it")
         if np.array_equal(lo, hi):
             return lo, n, float(tau.sum())
         if n >= cap:
@@ -1202,7 +1253,15 @@ def perfect_sample(
     rng : int, Generator, SeedSequence or None, default 1
         Seed; draw ``k`` uses the ``k``-th child of ``SeedSequence(rng).spawn(size)``.
     upper : array_like, optional
-        For the monotone method: a sorted vector that bounds the stationary state a.s.
+        For the monotone method: a sorted vector that bounds the stationary state a.s. It is
+        checked before any draw is called exact: a vector at or above the system's own bound
+        (a monotone system declaring ``bounded_by_service``: every coordinate at least the
+        largest service time) is accepted; any other must be mapped below itself,
+        ``step(upper) <= upper`` coordinatewise (so, by monotonicity, no path started below
+        it leaves it, and the stationary state lies below it), on ``dominance_trials``
+        innovations drawn from ``input`` and on every draw's own window (the path started
+        from ``upper`` must end below it); a bound that fails either, or that cannot be
+        checked, is refused.
     start_time, cap_time : float, optional
         First and largest backward horizon, as times, of the methods that search back in
         time: every JSW method (``"vacation"``, ``"dominated-cyclic"``, ``"dominated-walk"``,
@@ -1240,7 +1299,8 @@ def perfect_sample(
     dominance_trials : int, default 20_000
         Cases tried by the randomized searches run before sampling with ``dominated_by``
         (:func:`coupling.check_monotone` of ``system`` and
-        :func:`coupling.check_dominates` of ``dominated_by`` over ``system``).
+        :func:`coupling.check_dominates` of ``dominated_by`` over ``system``), and
+        innovations on which a given ``upper`` is checked.
     workers : int or None, default 1
         Processes that draw: ``1`` draws in this process; ``k >= 2`` starts ``k`` worker
         processes (``spawn`` start method, never more than ``size``), each limited to
@@ -1269,7 +1329,8 @@ def perfect_sample(
         When the system is not stable (no stationary law), or no exact method applies; with
         ``dominated_by``, when ``system`` is not declared monotone, the bound has no suitable
         sampler, or a search finds a counterexample to the monotonicity of ``system`` or to
-        its dominance by the bound; when ``workers`` is not ``None`` or an integer >= 1.
+        its dominance by the bound; when ``workers`` is not ``None`` or an integer >= 1;
+        when a given ``upper`` is not mapped below itself (or cannot be checked).
     TypeError
         When ``progress`` is not a bool, or ``workers > 1`` and the system or input cannot
         be pickled.
@@ -1389,10 +1450,12 @@ def perfect_sample(
         raise ValueError(f"method= applies to JSW (or to the bound given as dominated_by) "
                          f"only, got method={method!r} for {type(system).__name__} (for "
                          "J_{p+1}SW and JIQ: coupling.bounded_sample(..., method=...))")
-    if upper is None and system.monotone and system.bounded_by_service:
-        b = support_max(getattr(input, "service", None)) if hasattr(input, "service") else math.inf
-        if math.isfinite(b):
-            upper = np.full(S, b)
+    own_bound = math.inf  # the system's own bound on each coordinate, where it declares one
+    if system.monotone and system.bounded_by_service:
+        own_bound = (support_max(getattr(input, "service", None)) if hasattr(input, "service")
+                     else math.inf)
+    if upper is None and math.isfinite(own_bound):
+        upper = np.full(S, own_bound)
     # each branch binds run_one(seed) -> (state, customers back, time back) for one draw
     if fcfs is not None:
         rho = input.mean_service / (S * input.mean_interarrival)
@@ -1434,6 +1497,9 @@ def perfect_sample(
     elif system.monotone and upper is not None:
         method = "monotone"
         up = system.check_state(upper, "upper")
+        if not (math.isfinite(own_bound) and bool(np.all(up >= own_bound))):
+            _check_upper(system, input, up, check_int(dominance_trials, "dominance_trials", 1),
+                         child(root, _SEARCHES))
         n0, ncap = horizons(method, "customers", given, 16, 2**24)
         run_one = functools.partial(_draw_monotone, system=system, inp=input, upper=up, n0=n0,
                                     cap=ncap)

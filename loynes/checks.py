@@ -610,11 +610,26 @@ def check_jiq(chk: Check) -> StabilityReport:
 
 @register("generic", tests=lambda chk: 1)
 def check_generic(chk: Check) -> StabilityReport:
-    """Any other map: (3) as a necessary condition, and the growth test."""
+    """Any other map: (3) as a necessary condition, and the growth test.
+
+    (3) decides only with a capacity the map declares: for a :class:`recursions.Map` built
+    without ``capacity=``, ``servers`` is only assumed (one server twice as fast would make
+    a stable map look overloaded), so (3) is reported with the capacity assumed and the
+    verdict rests on the growth test.
+    """
     if not chk.system.has_loss:
-        bad = fails_3(chk, condition_3(chk))
-        if bad is not None:
-            return bad
+        if getattr(chk.system, "capacity_declared", True):
+            bad = fails_3(chk, condition_3(chk))
+            if bad is not None:
+                return bad
+        else:
+            from dataclasses import replace
+
+            c3 = condition_3(chk, "not used: the capacity is assumed, not declared")
+            chk.conditions[-1] = replace(c3, how=(
+                f"{c3.how}; capacity assumed = servers = {chk.system.capacity:g} (not "
+                "declared: rc.Map(capacity=...) declares it)"))
+            chk.evidence["capacity assumed (not declared)"] = chk.system.capacity
     if chk.system.monotone:
         res = loynes(chk.system, chk.input, chk.horizon, rng=next(chk.seeds))
         chk.evidence["Loynes basis (not used for the verdict)"] = str(res.basis)

@@ -293,6 +293,11 @@ def simulate(
 
         law_drivers = (heap_drivers((scode, tcode)) if use_heap
                        else compiled_drivers(system.kernel, (scode, tcode), S)[0])
+    # a user's map: the states and the batch sums are looked at after each chunk (a NaN, a
+    # negative or unsorted state, or an undeclared loss, raises naming the batch)
+    from .user_map import Map
+
+    check_run = system.check_run if isinstance(system, Map) else None
     if use_heap:
         heap, pos = hp.init_heap(W)
         tnow = np.zeros(nrep)
@@ -323,6 +328,10 @@ def simulate(
                               batches, g, eng.uniform_step(g), every, acc, hist, path)
             if collect:
                 state["t0"] += sig.shape[1]
+            if check_run is not None:
+                check_run(W, acc if collect else None,
+                          where=f"after {state['t0']} measured arrivals" if collect else
+                          "in the warm-up")
 
     def run_rep(r: int, c: int, collect: bool, t0: int) -> None:
         """Replication ``r`` through ``c`` arrivals drawn inside the kernel (nogil)."""
@@ -407,10 +416,14 @@ def simulate(
         # built-in laws: drawn inside the kernel from the streams' own generators, customer
         # after customer (the very numbers of the blocks below); replications in threads
         in_kernel_phase(False)
+        if check_run is not None:
+            check_run(W, where="at the end of the warm-up")
         if use_heap:
             elapsed[:] = 0.0
         fix_grid(current_max())
         in_kernel_phase(True)
+        if check_run is not None:
+            check_run(W, acc, where="at the end of the run")
     else:
         # draws for the next chunk are made in a helper thread while the kernel (which releases
         # the GIL) runs the current one; one producer keeps every stream's order fixed
