@@ -83,3 +83,17 @@ def __getattr__(name: str) -> Any:
 
         return importlib.import_module(".strategies", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _stationary_states(system: Any, input: Any, n: int, seed: Any) -> Any:
+    """``n`` exact stationary states for ``rc.simulate(..., start="stationary")``."""
+    return perfect_sample(system, input, n, rng=seed).samples
+
+
+def _register() -> None:
+    from recursions.starts import register_stationary_sampler
+
+    register_stationary_sampler(_stationary_states)
+
+
+_register()

@@ -61,6 +61,20 @@ class SimulationResult(Record):
     engine : str
         Which engine ran: ``"dense"`` (sorted-vector kernel), ``"heap"`` (absolute empty
         times), ``"queues"`` (per-server queues) or ``"counts"`` (aggregated Coxian chain).
+    start : str
+        How each replication began: ``"empty"``, ``"given"`` (``w0=``), ``"stationary"``
+        (exact stationary draws: no warm-up needed) or ``"profile"`` (drawn from an
+        equilibrium profile).
+    warmup_rule : str
+        ``"fixed"`` (the ``warmup`` asked for) or ``"mser"`` (``warmup="auto"``: the batches
+        that MSER dropped from the start, counted in ``warmup``).
+    precision : recursions.precision.PrecisionReport or None
+        With ``simulate(precision=...)``: the target, whether every named interval reached it,
+        the arrivals it took, and the steps the others would need.
+    replication_interval : dict of str to recursions.output_analysis.Interval or None
+        With ``start="stationary"`` and two or more replications: intervals from the
+        replications' own means, which are independent and unbiased (no correlation to
+        estimate), beside the batch-means ones of :meth:`interval`.
     batch_check : recursions.diagnostics.BatchCheck or None
         Trend and lag-1 autocorrelation of the batch means of the total workload, or of what
         customers found at the server they joined when that series is the one flagged (of
@@ -98,10 +112,78 @@ class SimulationResult(Record):
     mean_response: Estimate | None = None
     engine: str = "dense"
     batch_check: dg.BatchCheck | None = None
+    start: str = "empty"
+    warmup_rule: str = "fixed"
+    precision: Any = None
+    replication_interval: dict[str, Any] | None = None
+    _sums: dict[str, tuple[np.ndarray, np.ndarray]] | None = field(default=None, repr=False,
+                                                                   compare=False)
     _prof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _den: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fden: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def interval(self, statistic: str, confidence: float = 0.95) -> Any:
+        """A confidence interval for ``statistic`` that says whether it can be trusted.
+
+        Built from the run's batch sums by :func:`recursions.output_analysis.interval`: batch
+        means merged until they pass a test of independence (twice in a row), then Student's
+        t. ``trusted`` is False, with the reason, when they stay correlated: the run is too
+        short for its correlation time (``simulate(precision=...)`` runs until it is not).
+
+        Parameters
+        ----------
+        statistic : str
+            ``"p_wait"``, ``"mean_wait"``, ``"mean_workload"``, ``"busy_fraction"``, ... (any
+            of :attr:`statistics`).
+        confidence : float, default 0.95
+            Nominal level.
+
+        Returns
+        -------
+        recursions.output_analysis.Interval
+
+        Raises
+        ------
+        ValueError
+            For a statistic this run does not estimate.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, batches=256, rng=1)
+        >>> iv = res.interval("p_wait")
+        >>> iv.trusted, iv.covers(1 / 3)   # Erlang C of M/M/2 at load 0.5
+        (True, True)
+        """
+        from .output_analysis import interval
+
+        sums = self._sums or {}
+        if statistic not in sums:
+            raise ValueError(f"statistic must be one of {sorted(sums)} for this run, got "
+                             f"{statistic!r}")
+        num, den = sums[statistic]
+        return interval(num, den, confidence, statistic=statistic)
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistics with batch sums, for :meth:`interval` and ``precision=``."""
+        return tuple(self._sums or ())
+
+    @property
+    def effective_batches(self) -> dict[str, int]:
+        """Independent batch means each statistic's 95% interval rests on (0: none found).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, batches=128, rng=1)
+        >>> res.effective_batches["p_wait"] >= 16
+        True
+        """
+        return {k: self.interval(k).batches for k in self.statistics}
 
     def profile(self, w: Any) -> Estimate:
         """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.

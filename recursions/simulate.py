@@ -75,6 +75,13 @@ def simulate(
     chunk: int = DEFAULT_CHUNK,
     engine: str = "auto",
     reference: Any = None,
+    precision: Any = None,
+    relative: bool = True,
+    confidence: float = 0.95,
+    statistics: Any = None,
+    max_steps: int | None = None,
+    max_seconds: float | None = None,
+    start: Any = None,
 ) -> SimulationResult:
     """Iterate ``system`` forward under ``input`` and estimate its statistics at arrivals.
 
@@ -100,8 +107,11 @@ def simulate(
         Measured arrivals per replication (``> 0``).
     time : float, optional
         Measured time per replication instead of ``steps`` (heap engine).
-    warmup : int, default 0
-        Arrivals discarded first.
+    warmup : int or "auto", default 0
+        Arrivals discarded first. ``"auto"``: the run is split into 256 batches per
+        replication and MSER (:func:`recursions.output_analysis.mser`) drops the first ones,
+        at most half the run; the result's ``warmup`` counts them and ``warmup_rule`` is
+        ``"mser"``. A run whose rule finds no steady part warns.
     replications : int, default 1
         Independent replications.
     rng : int, numpy.random.Generator, SeedSequence or None, default 1
@@ -136,6 +146,32 @@ def simulate(
     reference : callable or object with ``profile(w)``, optional
         A reference profile ``x*_w`` (e.g. ``ly.jiq_equilibrium(...)``): the result's
         ``sup_error`` is ``max_w |x_w - x*_w|`` over the grid.
+    precision : float or dict of str to float, optional
+        Run until precise (:mod:`recursions.precision`): the half-width wanted for each
+        statistic (a float for all of ``statistics``, or ``{name: half-width}``), relative to
+        its value unless ``relative=False``. Stages of growing length retrace the same path
+        until every interval is trusted and within its target, or a budget is spent; the
+        result's ``precision`` says what was reached, and a warning names what was not.
+        ``steps`` is then the first stage's length (default ``2**14``).
+    relative : bool, default True
+        Whether ``precision`` is a relative half-width.
+    confidence : float, default 0.95
+        The level of the intervals ``precision=`` targets.
+    statistics : sequence of str, optional
+        What ``precision=`` targets (default ``("p_wait", "mean_wait")``, or the system's
+        ``mean_response`` or ``p_loss``); any of ``result.statistics``.
+    max_steps : int, optional
+        The longest stage, in arrivals per replication (default ``2**32``).
+    max_seconds : float, optional
+        Stop before a stage that would end after this many seconds in all.
+    start : "stationary", a profile, or None
+        ``"stationary"``: each replication starts from an exact stationary draw
+        (:mod:`recursions.starts`; the exact samplers of :mod:`coupling`, which covers FCFS
+        G/G/S, loss systems, J_{p+1}SW and JIQ where ``cp.perfect_sample`` does), so no
+        warm-up is needed and the result's ``replication_interval`` gives intervals from the
+        independent replications. A profile (``ly.jiq_equilibrium(...)``, a redundancy fixed
+        point, or a callable ``w -> x_w``): servers start with i.i.d. workloads of tail
+        ``x_w``, the mean-field equilibrium of large systems.
 
     Returns
     -------
@@ -167,7 +203,21 @@ def simulate(
     ...                   steps=100_000, warmup=1_000, rng=1)
     >>> abs(res.p_wait.value - 0.5) < 4 * res.p_wait.se   # M/M/1: P(wait) = rho
     True
+    >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+    ...                   precision=0.05, warmup="auto", rng=1)   # +-5% at 95%
+    >>> res.precision.reached, res.interval("mean_wait").covers(1.0)
+    (True, True)
     """
+    if precision is not None or isinstance(warmup, str) or start is not None:
+        from .precision import simulate_modes
+
+        return simulate_modes(system, input, steps, precision=precision, relative=relative,
+                              confidence=confidence, statistics=statistics,
+                              max_steps=max_steps, max_seconds=max_seconds, warmup=warmup,
+                              start=start, replications=replications, rng=rng, w0=w0,
+                              batches=batches, time_=time, record=record, grid=grid,
+                              profile_every=profile_every, progress=progress, chunk=chunk,
+                              engine=engine, reference=reference)
     if "queues" in getattr(system, "engines", ()):
         _refuse_queue_options(system, record=record, w0=w0, grid=grid,
                               profile_every=profile_every, progress=progress,
@@ -473,6 +523,18 @@ def simulate(
     half = g.size + 1
     prof = eng.profile_counts(state["hist"][..., :half])
     fprof = eng.profile_counts(state["hist"][..., half:])
+    seen = snaps if use_heap else arr
+    sums = {"mean_workload": (acc[..., eng.WORK], seen),
+            "busy_fraction": (acc[..., eng.BUSY], seen * S),
+            "p_all_busy": (acc[..., eng.ALL_BUSY], arr)}
+    if redundant:
+        sums["mean_response"] = (acc[..., eng.WAIT_SUM], arr)
+    elif not loss:
+        sums["p_wait"] = (acc[..., eng.WAITED], arr)
+        sums["mean_wait"] = (acc[..., eng.WAIT_SUM], acc[..., eng.JOINED])
+    if loss:
+        sums["p_loss"] = (acc[..., eng.LOST], arr)
+        sums["overflow_work"] = (acc[..., eng.LOST_WORK], arr)
     result = SimulationResult(
         system=repr(system),
         input=repr(input),
@@ -494,6 +556,8 @@ def simulate(
         p_all_busy=ratio_estimate(acc[..., eng.ALL_BUSY], arr),
         engine="heap" if use_heap else "dense",
         batch_check=check,
+        start="empty" if w0 is None else "given",
+        _sums=sums,
         _prof=prof,
         _den=snaps * S,
         _fprof=fprof,

@@ -944,6 +944,12 @@ def simulate_queues(
         sup_error=None,
         engine=engine,
         batch_check=check,
+        _sums={"p_wait": (acc[..., _WAITED], arr),
+               "mean_wait": (waiting, arr - acc[..., _BLOCKED]),
+               "busy_fraction": (acc[..., _BUSY_T], span),
+               "p_all_busy": (acc[..., _ALLBUSY], arr),
+               "mean_jobs": (acc[..., _JOBS_T], span),
+               **({"p_block": (acc[..., _BLOCKED], arr)} if b > 0 else {})},
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )

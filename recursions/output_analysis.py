@@ -1,0 +1,310 @@
+"""Output analysis of a run's batch sums: truncation, independence of batch means, intervals.
+
+Every statistic of :func:`recursions.simulate` is a ratio of sums, ``sum(num) / sum(den)``
+(waits over joined customers, waiting arrivals over arrivals, ...), accumulated per batch of
+consecutive arrivals in each replication: arrays ``num, den`` of shape
+``(replications, batches)``. This module turns them into confidence intervals that say when
+they cannot be trusted.
+
+The method (a fixed-number-of-batches procedure with an independence test, in the spirit of
+ASAP3 and Skart; Steiger, Lada, Wilson, Joines and Alexopoulos 2005; Tafazzoli and Wilson
+2011):
+
+1. **Truncation** (:func:`mser`): MSER (White 1997; Franklin and White 2008) on the series of
+   pooled batch ratios: drop the ``d`` first batches that minimise the standard error of the
+   mean of the rest, ``d`` at most half the batches. A minimum in the second half means the run
+   shows no steady part, which is reported.
+2. **Independence** (:func:`von_neumann_z`): the lag-1 von Neumann ratio of the linearised
+   batch means ``y_j = num_j - theta den_j`` of each replication, pooled over replications into
+   one normal score. While it rejects independence at level :data:`INDEPENDENCE_ALPHA`
+   (one-sided: positive correlation), adjacent batches are merged in pairs; if it still rejects
+   with fewer than :data:`MIN_BATCHES` batches left, the interval is marked untrusted.
+3. **Margin**: the batch size used is the second of two consecutive sizes that pass, with at
+   least :data:`MIN_BATCHES` batches left (a weak test passes some correlated batches once; a
+   larger batch that passes again removes most of what it missed).
+4. **Interval**: ``theta +- t_{K-1} se`` with the delta-method (ratio) standard error of the
+   ``K`` pooled batch means and Student's t with ``K - 1`` degrees of freedom.
+
+The coverage this gives is measured in ``benchmarks/coverage.py`` and published in the docs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tables import Record
+
+__all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "interval", "mser",
+           "replication_interval", "von_neumann_z"]
+
+INDEPENDENCE_ALPHA = 0.1
+"""Level of the one-sided lag-1 test of independence of the batch means."""
+
+MIN_BATCHES = 16
+"""The fewest pooled batch means an interval is built on (15 degrees of freedom)."""
+
+
+@dataclass(frozen=True)
+class Interval(Record):
+    """A confidence interval for one statistic, and whether its batch means were independent.
+
+    Attributes
+    ----------
+    statistic : str
+        Its name (``"p_wait"``, ``"mean_wait"``, ...).
+    value : float
+        The point estimate.
+    half_width : float
+        ``t se``; ``nan`` when it could not be computed.
+    se : float
+        The standard error (of the pooled batch means, delta method for the ratio).
+    confidence : float
+        The nominal level.
+    batches : int
+        Pooled batch means the interval rests on (the effective number of independent
+        batches); 0 when independence was rejected at every batch size.
+    batch_size : int
+        Base batches merged into each of them.
+    trusted : bool
+        Whether the batch means passed the independence test with at least
+        :data:`MIN_BATCHES` of them.
+    reason : str
+        Why it is not trusted (empty when it is).
+
+    Examples
+    --------
+    >>> iv = Interval("p_wait", 0.5, 0.1, 0.05, 0.95, 32, 1, True, "")
+    >>> iv.lower, iv.upper, iv.covers(0.55)
+    (0.4, 0.6, True)
+    """
+
+    statistic: str
+    value: float
+    half_width: float
+    se: float
+    confidence: float
+    batches: int
+    batch_size: int
+    trusted: bool
+    reason: str
+
+    @property
+    def lower(self) -> float:
+        """``value - half_width``."""
+        return self.value - self.half_width
+
+    @property
+    def upper(self) -> float:
+        """``value + half_width``."""
+        return self.value + self.half_width
+
+    def covers(self, x: float) -> bool:
+        """Whether ``x`` lies in ``[lower, upper]``."""
+        return bool(self.lower <= x <= self.upper)
+
+    def relative_half_width(self) -> float:
+        """``half_width / |value|`` (``inf`` at a zero value)."""
+        return self.half_width / abs(self.value) if self.value != 0 else math.inf
+
+    def __str__(self) -> str:
+        note = "" if self.trusted else f" (not trusted: {self.reason})"
+        return (f"{self.statistic} = {self.value:.6g} +- {self.half_width:.3g} "
+                f"({self.confidence:g}, {self.batches} batches){note}")
+
+
+def _as_2d(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    return a.reshape(1, -1) if a.ndim == 1 else a.reshape(a.shape[0], -1)
+
+
+def mser(num: np.ndarray, den: np.ndarray) -> tuple[int, bool]:
+    """MSER truncation: the batches to drop from the start, and whether a steady part was found.
+
+    Parameters
+    ----------
+    num, den : numpy.ndarray
+        Batch sums, shape ``(replications, batches)`` (or ``(batches,)``).
+
+    Returns
+    -------
+    int, bool
+        ``d`` (batches to drop in every replication, at most half of them) and ``False`` when
+        the rule's minimum lies in the second half of the run (no steady part: the run is too
+        short for its transient, or the system drifts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.r_[np.linspace(10, 1, 8), np.ones(56) + 0.1 * np.sin(np.arange(56))]
+    >>> mser(x, np.ones(64))   # the 8th batch is already at the steady level
+    (7, True)
+    >>> mser(np.arange(64.0), np.ones(64))   # a drift: no steady part
+    (32, False)
+    """
+    n, d = _as_2d(num).sum(axis=0), _as_2d(den).sum(axis=0)
+    ok = d > 0
+    x = n[ok] / d[ok]
+    b = x.size
+    if b < 4:
+        return 0, True
+    # for every d: sum over j >= d of (x_j - mean)^2 / (b - d)^2, from suffix sums
+    s1 = np.cumsum(x[::-1])[::-1]
+    s2 = np.cumsum((x * x)[::-1])[::-1]
+    m = np.arange(b, 0, -1, dtype=np.float64)
+    score = (s2 - s1 * s1 / m) / (m * m)
+    last = b - 2  # at least two batches kept
+    best = int(np.argmin(score[: last + 1]))
+    steady = best <= b // 2
+    return (min(best, b // 2), steady) if ok.all() else (0, steady)
+
+
+def von_neumann_z(y: np.ndarray) -> float:
+    """Pooled normal score of the lag-1 von Neumann statistic of each row of ``y``.
+
+    Under independence each row's ``C = 1 - sum (y_j - y_{j+1})^2 / (2 sum (y_j - ybar)^2)``
+    has mean 0 and variance ``(k - 2) / (k^2 - 1)`` (``k`` values; von Neumann 1941); the rows
+    (replications) are independent, so ``sum C / sqrt(R var)`` is about standard normal. A
+    large positive score means positively correlated batch means.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> abs(von_neumann_z(rng.standard_normal((4, 64)))) < 3
+    True
+    >>> z = np.cumsum(rng.standard_normal(64))  # a random walk: strongly correlated
+    >>> von_neumann_z(z) > 3
+    True
+    """
+    y = _as_2d(y)
+    k = y.shape[1]
+    if k < 3:
+        return math.inf
+    dev = y - y.mean(axis=1, keepdims=True)
+    ss = (dev * dev).sum(axis=1)
+    diff = np.diff(y, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = 1.0 - (diff * diff).sum(axis=1) / (2.0 * ss)
+    c = c[ss > 0]
+    if c.size == 0:
+        return 0.0  # constant batch means: nothing correlates
+    var = (k - 2.0) / (k * k - 1.0)
+    return float(c.sum() / math.sqrt(c.size * var))
+
+
+def _merge(a: np.ndarray, g: int) -> np.ndarray:
+    """Sums of ``g`` adjacent batches per row; the leftover batches at the start are dropped."""
+    k = a.shape[1] // g
+    return a[:, a.shape[1] - k * g:].reshape(a.shape[0], k, g).sum(axis=2)
+
+
+def _t_quantile(p: float, dof: int) -> float:
+    from scipy.stats import t
+
+    return float(t.ppf(p, dof))
+
+
+def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
+             statistic: str = "value", min_batches: int = MIN_BATCHES,
+             alpha: float = INDEPENDENCE_ALPHA) -> Interval:
+    """The confidence interval of ``sum(num) / sum(den)`` from its batch sums.
+
+    Parameters
+    ----------
+    num, den : numpy.ndarray
+        Batch sums, shape ``(replications, batches)`` (or ``(batches,)``), in time order.
+    confidence : float, default 0.95
+        Nominal level, in ``(0, 1)``.
+    statistic : str
+        The name the interval carries.
+    min_batches : int, default :data:`MIN_BATCHES`
+        The fewest pooled batch means to build on.
+    alpha : float, default :data:`INDEPENDENCE_ALPHA`
+        Level of the independence test.
+
+    Returns
+    -------
+    Interval
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(2)
+    >>> iv = interval(rng.normal(1.0, 0.1, 64), np.ones(64), statistic="x")
+    >>> iv.trusted, iv.batches, iv.covers(1.0)
+    (True, 32, True)
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    n, d = _as_2d(num), _as_2d(den)
+    total = d.sum()
+    if not total > 0:
+        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
+                        "no observation")
+    theta = float(n.sum() / total)
+    R, B = n.shape
+    zcrit = _normal_quantile(1.0 - alpha)
+    g, found, last, passed = 1, None, 1, False
+    while R * (B // g) >= min_batches and B // g >= 3:
+        last = g
+        y = _merge(n, g) - theta * _merge(d, g)
+        ok = von_neumann_z(y) <= zcrit
+        if ok and passed:  # two batch sizes in a row pass: use the larger
+            found = g
+            break
+        passed = ok
+        g *= 2
+    if found is None:
+        return _build(statistic, n, d, theta, confidence, last, False,
+                      f"the batch means stay correlated down to {R * (B // last)} batches: "
+                      "the run is too short for its correlation time")
+    return _build(statistic, n, d, theta, confidence, found, True, "")
+
+
+def _normal_quantile(p: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(p)
+
+
+def _build(statistic: str, n: np.ndarray, d: np.ndarray, theta: float, confidence: float,
+           g: int, trusted: bool, reason: str) -> Interval:
+    nm, dm = _merge(n, g), _merge(d, g)
+    K = nm.size
+    if K < 2:
+        return Interval(statistic, theta, math.nan, math.nan, confidence, 0, g, False,
+                        reason or "fewer than two batches")
+    y = (nm - theta * dm).ravel()
+    dbar = dm.mean()
+    se = math.sqrt(float((y * y).sum()) / (K * (K - 1))) / dbar if dbar > 0 else math.nan
+    half = _t_quantile(0.5 + confidence / 2.0, K - 1) * se
+    return Interval(statistic, theta, half, se, confidence, K if trusted else 0, g, trusted,
+                    reason)
+
+
+def replication_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
+                         statistic: str = "value") -> Interval:
+    """The interval from whole replications, each one batch (independent replications).
+
+    Valid when the replications are independent and unbiased: they start from exact
+    stationary draws. Needs two replications or more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> iv = replication_interval(np.array([[1.0, 2.0], [2.0, 1.0], [2.0, 2.0]]), np.ones((3, 2)))
+    >>> iv.value, iv.batches
+    (1.6666666666666667, 3)
+    """
+    n, d = _as_2d(num), _as_2d(den)
+    total = d.sum()
+    if not total > 0:
+        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
+                        "no observation")
+    theta = float(n.sum() / total)
+    return _build(statistic, n.sum(axis=1, keepdims=True), d.sum(axis=1, keepdims=True),
+                  theta, confidence, 1, n.shape[0] >= 2,
+                  "" if n.shape[0] >= 2 else "one replication")

@@ -1,0 +1,324 @@
+"""Run until precise, truncate the transient, start from stationarity: ``simulate``'s modes.
+
+:func:`recursions.simulate` hands a call here when it asks for ``precision=``,
+``warmup="auto"`` or ``start=``; this module calls ``simulate`` again with plain arguments
+and analyses the batch sums it returns (:mod:`recursions.output_analysis`).
+
+Run until precise
+-----------------
+Stage ``k`` runs ``n_k`` arrivals per replication in :data:`BASE_BATCHES` batches, from the
+same seed every time: the stream of each replication does not depend on the run length, so
+stage ``k + 1`` retraces stage ``k``'s path and goes on (the numbers do not depend on the
+chunking or the thread count, as for every run). After each stage the transient is cut by
+MSER (with ``warmup="auto"``), every named statistic gets its interval
+(:func:`~recursions.output_analysis.interval`), and the run stops when every interval is
+trusted (its batch means passed the independence test) and its half-width is within the
+target. Otherwise the next stage is longer: by the factor the half-widths say is needed
+(at least 2, at most 16), or 2 while the batch means are still correlated. Retracing costs at
+most as much again as the last stage (a geometric sum). A budget (``max_steps`` per
+replication and stage, ``max_seconds`` in all) stops the run early; the report then names the
+intervals that missed the target and the steps they would need.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import diagnostics as dg
+from ._rng import as_seed_sequence
+from .estimate import Estimate
+from .output_analysis import Interval, interval, mser, replication_interval
+from .result import SimulationResult
+from .tables import Record
+
+__all__ = ["BASE_BATCHES", "PrecisionReport", "simulate_modes"]
+
+BASE_BATCHES = 256
+"""Batches per replication of every stage (merged by the independence test)."""
+
+FIRST_STEPS = 2**14
+"""Arrivals per replication of the first stage, unless ``steps`` says otherwise."""
+
+MAX_STEPS = 2**32
+"""Default most arrivals per replication of one stage."""
+
+DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
+                      ("mean_workload",))
+"""The statistics ``precision=`` targets by default: the first group the system estimates."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PrecisionReport(Record):
+    """What ``simulate(precision=...)`` reached.
+
+    Attributes
+    ----------
+    target : dict of str to float
+        The half-width asked for each statistic (relative to its value when ``relative``).
+    relative : bool
+        Whether the targets are relative half-widths.
+    confidence : float
+        The nominal level of the intervals.
+    reached : bool
+        Whether every interval is trusted and within its target.
+    intervals : dict of str to Interval
+        The final intervals.
+    missed : tuple of str
+        The statistics that did not reach the target.
+    needed : dict of str to int or None
+        For each missed statistic, the arrivals per replication a stage would need
+        (``None`` while its batch means are still correlated: at least twice the last stage).
+    stages : int
+        Runs made (each retraces the previous one and goes on).
+    steps : int
+        Arrivals per replication of the last stage.
+    steps_used : int
+        Arrivals simulated in all, over stages, replications and warm-ups.
+    stopped_by : str
+        ``"precision"``, ``"max_steps"`` or ``"max_seconds"``.
+    """
+
+    target: dict[str, float]
+    relative: bool
+    confidence: float
+    reached: bool
+    intervals: dict[str, Interval]
+    missed: tuple[str, ...]
+    needed: dict[str, int | None]
+    stages: int
+    steps: int
+    steps_used: int
+    stopped_by: str
+
+    def __str__(self) -> str:
+        head = ("reached" if self.reached else f"not reached ({self.stopped_by})")
+        lines = [f"precision {head}: {self.stages} stage(s), last {self.steps:,} arrivals, "
+                 f"{self.steps_used:,} simulated in all"]
+        for name, iv in self.intervals.items():
+            tol = self.target.get(name)
+            rel = " relative" if self.relative else ""
+            want = "" if tol is None else f" (target {tol:g}{rel})"
+            lines.append(f"  {iv}{want}")
+        for name in self.missed:
+            n = self.needed.get(name)
+            lines.append(f"  {name}: needs "
+                         + (f"about {n:,} arrivals per replication" if n is not None
+                            else "longer runs (its batch means are still correlated)"))
+        return "\n".join(lines)
+
+
+
+def _fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
+    """A copy of ``ss`` that has spawned nothing yet (every stage spawns the same children)."""
+    return np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key, pool_size=ss.pool_size,
+                                  n_children_spawned=ss.n_children_spawned)
+
+
+def _targets(precision: Any, statistics: Sequence[str] | None,
+             available: Sequence[str]) -> dict[str, float]:
+    if isinstance(precision, Mapping):
+        wanted = {str(k): float(v) for k, v in precision.items()}
+        if statistics is not None and set(statistics) != set(wanted):
+            raise ValueError("statistics must name the same statistics as precision= when "
+                             "precision is a dict (or be left out)")
+    else:
+        tol = float(precision)
+        if statistics is None:
+            group = next((g for g in DEFAULT_STATISTICS if all(s in available for s in g)),
+                         tuple(available[:1]))
+        else:
+            group = tuple(statistics)
+        wanted = {s: tol for s in group}
+    for name, tol in wanted.items():
+        if name not in available:
+            raise ValueError(f"statistics: {name!r} is not estimated for this system; choose "
+                             f"among {sorted(available)}")
+        if not (math.isfinite(tol) and tol > 0):
+            raise ValueError(f"precision must be a finite half-width > 0, got {tol!r} for "
+                             f"{name}")
+    return wanted
+
+
+def _kept(res: SimulationResult, names: Sequence[str], auto: bool
+          ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
+    """The batch sums after the MSER truncation (when ``auto``), batches dropped, steady."""
+    sums = res._sums or {}
+    drop, steady = 0, True
+    if auto:
+        for name in names:
+            d, ok = mser(*sums[name])
+            drop, steady = max(drop, d), steady and ok
+    return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
+
+
+def _truncated(res: SimulationResult, kept: dict[str, tuple[np.ndarray, np.ndarray]],
+               drop: int, batches: int, confidence: float) -> SimulationResult:
+    """``res`` with its estimates, profile and steps taken from the kept batches."""
+    per_batch = res.steps // batches if batches else 0
+    changes: dict[str, Any] = {"_sums": kept}
+    for name, (n, d) in kept.items():
+        if getattr(res, name, None) is not None:
+            iv = interval(n, d, confidence, statistic=name)
+            changes[name] = Estimate(iv.value, iv.se)
+    if drop:
+        changes.update(warmup=res.warmup + drop * per_batch,
+                       steps=res.steps - drop * per_batch, warmup_rule="mser")
+        for f in ("_prof", "_den", "_fprof", "_fden"):
+            a = getattr(res, f)
+            if a is not None and np.ndim(a) >= 2 and np.shape(a)[1] == batches:
+                changes[f] = a[:, drop:]
+    elif res.warmup_rule != "mser":
+        changes["warmup_rule"] = "mser"
+    return dataclasses.replace(res, **changes)
+
+
+def _start_states(start: Any, system: Any, input: Any, nrep: int,
+                  ss: np.random.SeedSequence) -> tuple[np.ndarray, str]:
+    from .starts import states_from_profile, stationary_states
+
+    seed = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 0x5747))
+    if isinstance(start, str):
+        if start != "stationary":
+            raise ValueError(f"start must be 'stationary', a profile or None, got {start!r}")
+        return stationary_states(system, input, nrep, seed), "stationary"
+    gen = np.random.default_rng(seed)
+    return (states_from_profile(start, system.servers, nrep, gen, scale=input.mean_service),
+            "profile")
+
+
+def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
+                   relative: bool, confidence: float, statistics: Sequence[str] | None,
+                   max_steps: int | None, max_seconds: float | None, warmup: Any, start: Any,
+                   replications: int, rng: Any, w0: Any, batches: int | None,
+                   time_: float | None, **rest: Any) -> SimulationResult:
+    """:func:`recursions.simulate` with ``precision=``, ``warmup="auto"`` or ``start=``."""
+    from ._validate import check_count, check_int
+    from .simulate import simulate
+
+    if time_ is not None:
+        raise ValueError("precision=, warmup='auto' and start= count arrivals: give steps, "
+                         "not time=")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    auto = isinstance(warmup, str)
+    if auto and warmup != "auto":
+        raise ValueError(f"warmup must be an integer >= 0 or 'auto', got {warmup!r}")
+    fixed_warmup = 0 if auto else check_count(warmup, "warmup", 0)
+    nrep = check_int(replications, "replications", 1)
+    ss = as_seed_sequence(rng)
+    ss = _fresh(ss)
+    kind = "empty" if w0 is None else "given"
+    if start is not None:
+        if w0 is not None:
+            raise ValueError("give start= or w0=, not both")
+        w0, kind = _start_states(start, system, input, nrep, ss)
+        if kind == "stationary":
+            auto, fixed_warmup = False, 0  # an exact start has no transient to cut
+    base = BASE_BATCHES if batches is None else check_int(batches, "batches", 2)
+
+    caught: list[warnings.WarningMessage] = []
+
+    def stage(n: int) -> SimulationResult:
+        # the stage's own batch check looks at its 256 short batches, which the analysis
+        # here merges: its warnings are replaced by this module's; others are passed on
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            res = simulate(system, input, n, warmup=fixed_warmup, replications=nrep,
+                           rng=_fresh(ss), w0=w0, batches=min(base, n), **rest)
+        check = res.batch_check.message() if res.batch_check is not None else None
+        caught[:] = [w for w in got if check is None or check not in str(w.message)]
+        return res
+
+    def passed_on(res: SimulationResult) -> SimulationResult:
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return res
+
+    if precision is None:
+        if steps is None:
+            raise ValueError("steps is required (or precision= to run until precise)")
+        res = stage(check_count(steps, "steps", 1))
+        passed_on(res)
+        return _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind)
+    out = _until_precise(stage, steps, precision, relative, confidence, statistics, max_steps,
+                         max_seconds, auto, nrep, fixed_warmup, base, kind)
+    return passed_on(out)
+
+
+def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence: float,
+            batches: int, kind: str) -> SimulationResult:
+    kept, drop, steady = _kept(res, names, auto)
+    if auto and not steady:
+        dg.warn(f"{res.system}: warmup='auto' found no steady part: MSER's truncation point "
+                "lies in the second half of the run, so the run is too short for its "
+                "transient (or the system drifts); run longer")
+    out = _truncated(res, kept, drop, batches, confidence) if auto else res
+    extra: dict[str, Any] = {"start": kind}
+    if kind == "stationary" and res.replications >= 2:
+        extra["replication_interval"] = {
+            k: replication_interval(n, d, confidence, statistic=k)
+            for k, (n, d) in (out._sums or {}).items()}
+    return dataclasses.replace(out, **extra)
+
+
+def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool,
+                   confidence: float, statistics: Sequence[str] | None,
+                   max_steps: int | None, max_seconds: float | None, auto: bool, nrep: int,
+                   fixed_warmup: int, base: int, kind: str) -> SimulationResult:
+    from ._validate import check_count
+
+    n = FIRST_STEPS if steps is None else check_count(steps, "steps", 1)
+    cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
+    if max_seconds is not None and not (float(max_seconds) > 0):
+        raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
+    n = min(n, cap)
+    t0, used, stages = time.perf_counter(), 0, 0
+    while True:
+        t1 = time.perf_counter()
+        res = stage(n)
+        spent = time.perf_counter() - t1
+        stages += 1
+        used += (n + fixed_warmup) * nrep
+        targets = _targets(precision, statistics, res.statistics)
+        names = list(targets)
+        kept, _, steady = _kept(res, names, auto)
+        ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}
+        tol = {k: targets[k] * (abs(ivs[k].value) if relative else 1.0) for k in names}
+        short = [k for k in names
+                 if not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
+        if not short:
+            stopped = "precision"
+            break
+        grow = [(ivs[k].half_width / tol[k]) ** 2 * 1.2 for k in short
+                if steady and ivs[k].trusted and tol[k] > 0]
+        factor = 2.0 if len(grow) < len(short) else min(16.0, max(2.0, max(grow)))
+        nxt = n * 2 ** math.ceil(math.log2(factor))
+        if nxt > cap:
+            stopped = "max_steps"
+            break
+        if max_seconds is not None and (time.perf_counter() - t0
+                                        + spent * nxt / n) > float(max_seconds):
+            stopped = "max_seconds"
+            break
+        n = nxt
+    needed = {k: (math.ceil(n * (ivs[k].half_width / tol[k]) ** 2)
+                  if steady and ivs[k].trusted and tol[k] > 0 else None) for k in short}
+    report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
+                             reached=not short, intervals=ivs, missed=tuple(short),
+                             needed=needed, stages=stages, steps=n, steps_used=used,
+                             stopped_by=stopped)
+    out = _finish(res, names, auto, confidence, min(base, n), kind)
+    if short:
+        dg.warn(f"{out.system}: precision not reached ({stopped}): " + "; ".join(
+            f"{k} +- {ivs[k].half_width:.3g} against {tol[k]:.3g}"
+            + ("" if ivs[k].trusted else " (batch means still correlated)")
+            + (f", about {needed[k]:,} arrivals needed" if needed[k] is not None else "")
+            for k in short))
+    return dataclasses.replace(out, precision=report)

@@ -1,0 +1,198 @@
+"""Run until precise, warmup="auto", exact stationary starts, and the intervals behind them.
+
+Oracles: M/M/1 and M/M/c closed forms (P(wait) = rho, E[W] = rho / (mu - lambda), Erlang C),
+written out here; the interval procedure itself is checked on AR(1) series, whose mean is
+known (0), with a binomial tolerance on the coverage.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.signal import lfilter
+
+import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
+import recursions as rc
+from recursions.output_analysis import interval, mser, replication_interval, von_neumann_z
+
+E = rc.dists.Exponential
+
+
+def mm1(rho):
+    return rc.JSW(1), rc.Poisson(rho, E(1.0))
+
+
+def erlang_c(c, a):
+    b = 1.0
+    for k in range(1, c + 1):
+        b = a * b / (k + a * b)
+    return c * b / (c - a * (1 - b))
+
+
+# -- the procedure on series with a known mean ----------------------------------------------
+
+
+def test_von_neumann_score_is_standard_normal_for_independent_batches():
+    rng = np.random.default_rng(5)
+    z = np.array([von_neumann_z(rng.standard_normal((2, 64))) for _ in range(2000)])
+    assert abs(z.mean()) < 0.1 and 0.85 < z.std() < 1.15
+    walk = np.cumsum(rng.standard_normal((2, 64)), axis=1)
+    assert von_neumann_z(walk) > 5
+
+
+def test_intervals_of_ar1_series_cover_at_the_nominal_level():
+    # AR(1) with correlation time (1 + phi) / (1 - phi) = 19 and runs of 2**15: long enough,
+    # so the procedure must trust them and cover 0 about 95% of the time
+    rng = np.random.default_rng(11)
+    n_seeds, hits, trusted = 300, 0, 0
+    for _ in range(n_seeds):
+        x = lfilter([1.0], [1.0, -0.9], rng.standard_normal(2**15))
+        iv = interval(x.reshape(256, -1).sum(axis=1), np.full(256, 2**15 / 256))
+        trusted += iv.trusted
+        hits += iv.covers(0.0)
+    cov = hits / n_seeds
+    se = math.sqrt(0.95 * 0.05 / n_seeds)
+    assert abs(cov - 0.95) < 3 * se, cov
+    assert trusted >= 0.9 * n_seeds
+
+
+def test_too_short_a_series_is_not_trusted():
+    rng = np.random.default_rng(3)
+    x = lfilter([1.0], [1.0, -0.9999], rng.standard_normal(2**14))  # correlation time 20000
+    iv = interval(x.reshape(256, -1).sum(axis=1), np.full(256, 64.0), statistic="x")
+    assert not iv.trusted and iv.batches == 0 and "correlated" in iv.reason
+    assert "not trusted" in str(iv)
+
+
+def test_mser_finds_the_transient_and_says_when_there_is_no_steady_part():
+    rng = np.random.default_rng(2)
+    x = np.r_[np.linspace(20.0, 1.0, 20), np.ones(236)] + 0.1 * rng.standard_normal(256)
+    d, steady = mser(x, np.ones(256))
+    assert 15 <= d <= 40 and steady
+    assert mser(np.arange(256.0), np.ones(256)) == (128, False)
+
+
+def test_replication_interval():
+    num = np.array([[1.0, 2.0], [2.0, 2.0], [3.0, 2.0]])
+    iv = replication_interval(num, np.ones((3, 2)), 0.9, statistic="m")
+    assert iv.value == pytest.approx(2.0) and iv.batches == 3 and iv.trusted
+    assert not replication_interval(num[:1], np.ones((1, 2))).trusted
+
+
+# -- simulate(precision=...) ------------------------------------------------------------
+
+
+def test_precision_mode_reaches_the_target_and_covers_mm1():
+    system, inp = mm1(0.8)
+    res = rc.simulate(system, inp, precision=0.05, warmup="auto", rng=4)
+    rep = res.precision
+    assert rep.reached and rep.stopped_by == "precision" and rep.missed == ()
+    assert set(rep.intervals) == {"p_wait", "mean_wait"}
+    for name, exact in (("p_wait", 0.8), ("mean_wait", 4.0)):
+        iv = res.interval(name)
+        assert iv.trusted and iv.half_width <= 0.05 * abs(iv.value)
+        assert abs(iv.value - exact) < 4 * iv.se
+        assert getattr(res, name).value == pytest.approx(iv.value)  # the result agrees
+    assert rep.steps_used >= rep.steps and res.warmup_rule == "mser"
+    assert res.steps + res.warmup == rep.steps
+    again = rc.simulate(system, inp, precision=0.05, warmup="auto", rng=4, chunk=1000)
+    assert again.mean_wait == res.mean_wait and again.precision.steps == rep.steps
+
+
+def test_precision_mode_stops_at_its_budget_and_says_what_it_would_need():
+    system, inp = mm1(0.9)
+    with pytest.warns(rc.SimulationWarning, match="precision not reached \\(max_steps\\)"):
+        res = rc.simulate(system, inp, precision=0.002, max_steps=2**17, rng=1)
+    rep = res.precision
+    assert not rep.reached and rep.stopped_by == "max_steps" and "mean_wait" in rep.missed
+    need = rep.needed["mean_wait"]
+    assert need is None or need > 2**17
+    assert "not reached" in str(rep)
+
+
+def test_absolute_precision_for_named_statistics():
+    system, inp = mm1(0.5)
+    res = rc.simulate(system, inp, precision={"busy_fraction": 0.01}, relative=False, rng=2)
+    assert res.precision.reached and res.interval("busy_fraction").half_width <= 0.01
+    assert abs(res.busy_fraction.value - 0.5) < 4 * res.busy_fraction.se
+
+
+def test_precision_on_the_heap_engine_and_on_queue_lengths():
+    heap = rc.simulate(rc.JSW(50), rc.Poisson(40.0, E(1.0)), precision=0.1,
+                       statistics=["p_wait"], rng=1)
+    assert heap.engine == "heap" and heap.precision.reached
+    assert abs(heap.p_wait.value - erlang_c(50, 40.0)) < 4 * heap.p_wait.se
+    jsq = rc.simulate(rc.zerowait.JSQ(4), rc.Poisson(3.0, E(1.0)), precision=0.1,
+                      statistics=["mean_jobs"], rng=1)
+    assert jsq.engine in ("queues", "counts") and jsq.precision.reached
+
+
+def test_precision_on_a_users_map():
+    m = rc.Map(rc.maps.jsw, servers=2, name="my-jsw")
+    res = rc.simulate(m, rc.Poisson(1.2, E(1.0)), precision=0.05, warmup="auto", rng=3)
+    assert res.precision.reached
+    assert abs(res.p_wait.value - erlang_c(2, 1.2)) < 4 * res.p_wait.se
+
+
+def test_bad_precision_arguments():
+    system, inp = mm1(0.5)
+    for kwargs, match in (({"precision": -1.0}, "precision must be"),
+                          ({"precision": 0.1, "statistics": ["nope"]}, "not estimated"),
+                          ({"precision": 0.1, "time": 10.0}, "give steps, not time"),
+                          ({"precision": 0.1, "confidence": 1.5}, "confidence"),
+                          ({"warmup": "sometimes", "steps": 100}, "warmup must be"),
+                          ({"start": "somewhere", "steps": 100}, "start must be"),
+                          ({"warmup": "auto"}, "steps is required")):
+        with pytest.raises(ValueError, match=match):
+            rc.simulate(system, inp, **kwargs)
+    with pytest.raises(ValueError, match="not both"):
+        rc.simulate(system, inp, steps=100, start="stationary", w0=[1.0])
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        rc.simulate(system, inp, steps=1000, rng=1).interval("p_loss")
+
+
+# -- warmup="auto" and start= -------------------------------------------------------------
+
+
+def test_auto_warmup_cuts_a_transient_that_a_fixed_run_keeps():
+    system, inp = mm1(0.5)
+    w0 = [200.0]  # far above the stationary mean workload of 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        raw = rc.simulate(system, inp, steps=2**15, w0=w0, batches=256, rng=6)
+    cut = rc.simulate(system, inp, steps=2**15, w0=w0, warmup="auto", rng=6)
+    assert cut.warmup_rule == "mser" and cut.warmup >= 400 // 1  # 200 time units of drain
+    assert cut.steps + cut.warmup == 2**15
+    assert raw.mean_wait.value > 1.5  # the transient inflates it
+    assert abs(cut.mean_wait.value - 1.0) < 4 * cut.mean_wait.se
+
+
+def test_auto_warmup_on_a_drifting_run_warns():
+    system, inp = mm1(1.3)
+    with pytest.warns(rc.SimulationWarning) as caught:
+        rc.simulate(system, inp, steps=2**14, warmup="auto", rng=1)
+    assert any("no steady part" in str(w.message) for w in caught)
+
+
+def test_stationary_start_needs_no_warmup_and_gives_replication_intervals():
+    inp = rc.Poisson(1.8, E(1.0))
+    res = rc.simulate(rc.JSW(2), inp, steps=4000, start="stationary", replications=6, rng=8)
+    assert res.start == "stationary" and res.warmup == 0
+    iv = res.replication_interval["p_wait"]
+    assert iv.batches == 6 and iv.trusted
+    assert abs(iv.value - erlang_c(2, 1.8)) < 4 * iv.se
+    same = rc.simulate(rc.JSW(2), inp, steps=4000, start="stationary", replications=6, rng=8)
+    np.testing.assert_array_equal(same.final_state, res.final_state)
+
+
+def test_start_from_an_equilibrium_profile():
+    import loynes as ly
+
+    eq = ly.jiq_equilibrium(0.8, E(1.0))
+    res = rc.simulate(rc.JIQ(200), rc.Poisson(160.0, E(1.0)), steps=20_000, start=eq, rng=1)
+    assert res.start == "profile"
+    with pytest.raises(TypeError, match="start must be"):
+        rc.simulate(rc.JIQ(20), rc.Poisson(16.0, E(1.0)), steps=1000, start=3.0, rng=1)
