@@ -310,6 +310,63 @@ class PerfectSample(Record):
         se = np.array([e.se for e in ests]).reshape(levels.shape)
         return Estimate(value, se)
 
+    def plot(self, ax: Any = None, *, bins: int = 30, exact: bool = True) -> Any:
+        """Histogram of the draws, against the exact law where it is known.
+
+        Draws the wait :attr:`found` of the customer arriving at 0 (the total workload
+        ``sum_i w(i)`` for loss systems, or without :attr:`found`) as a histogram of its part
+        above 0, scaled so that its area is ``P(> 0)``; the atom at 0 is given in the legend.
+        For FCFS M/M/S (``JSW`` with Poisson, or exponential renewal, input and exponential
+        service) the exact law is drawn over it: ``P(W > 0)`` is Erlang C and ``W`` given
+        ``W > 0`` is exponential of rate ``S mu - lambda`` (:func:`coupling.plots.mmc_wait`,
+        recognised from :attr:`system` and :attr:`input`). Elsewhere no exact law is drawn,
+        and the legend says so.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        bins : int, default 30
+            Histogram bins.
+        exact : bool, default True
+            Draw the exact law where it is known.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import recursions as rc, coupling as cp
+        >>> ps = cp.perfect_sample(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 200)
+        >>> ax = ps.plot()
+        >>> len(ax.patches), len(ax.lines)       # 30 bars, the exact density
+        (30, 1)
+        """
+        from .plots import perfect_sample
+
+        return perfect_sample(self, ax, bins=bins, exact=exact)
+
+    def _repr_html_(self) -> str:
+        from recursions._summary import html_table
+
+        return html_table("PerfectSample", [
+            ("system", self.system), ("input", self.input), ("method", self.method),
+            ("dominated by", self.dominated_by), ("draws", self.size),
+            *[(n, getattr(self, n)) for n in ("p_wait", "mean_wait", "p_loss", "p_all_busy",
+                                               "mean_workload", "busy_fraction")],
+            ("customers back (mean)", self.mean_steps),
+            ("seconds per draw (mean)", float(np.nanmean(self.seconds))
+             if np.isfinite(self.seconds).any() else None),
+        ])
+
 
 def found_at_zero(system: rc.System, input: rc.Input, samples: np.ndarray,
                   seeds: Sequence[np.random.SeedSequence]) -> np.ndarray | None:

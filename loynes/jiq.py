@@ -82,6 +82,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -513,6 +514,51 @@ class JIQEquilibrium(Record):
         lam = self.rate_per_server
         z = mg1_workload_sf(lam, self.service, w, step=step)
         return z / (lam * (1.0 - self.load) * self.service.mean)
+
+    def plot(self, ax: Any = None, *, w_max: float | None = None,
+             times: Sequence[float] = ()) -> Any:
+        """Draw the equilibrium profile ``x*_w`` against ``w`` (and transients, if asked).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        w_max : float, optional
+            Largest level drawn (default: where ``x*_w`` falls below ``load / 1000``, at
+            most 60 mean service times).
+        times : sequence of float, default ()
+            Times ``t`` at which to draw the fluid limit from empty, :meth:`transient`.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from recursions.dists import Exponential
+        >>> ax = jiq_equilibrium(0.5, Exponential(1.0)).plot(times=[0.5, 2.0])
+        >>> len(ax.lines), ax.get_ylabel()
+        (3, 'fraction of servers with workload > w')
+        """
+        from .plots import jiq_equilibrium as draw
+
+        return draw(self, ax, w_max=w_max, times=times)
+
+    def _repr_html_(self) -> str:
+        from recursions._summary import html_table
+
+        return html_table("JIQEquilibrium", [
+            ("rate per server λ", self.rate_per_server), ("service", repr(self.service)),
+            ("load ρ = x*_0", self.load),
+            ("E[W] per server = ∫ x*_w dw", self.rate_per_server * float(
+                self.service.mean**2 + self.service.var) / 2.0)])
 
 
 def jiq_equilibrium(rate_per_server: float, service: Any) -> JIQEquilibrium:

@@ -172,6 +172,52 @@ class RedundancyFixedPoint(Record):
         """
         return np.interp(np.asarray(t, dtype=float), self.grid, self._sf, right=0.0)
 
+    def plot(self, ax: Any = None, *, w_max: float | None = None) -> Any:
+        """Draw the profile ``x_w`` and the response-time tail ``P(R > t)``.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        w_max : float, optional
+            Largest level drawn (default: where ``P(R > t)`` falls below ``1e-3``, at most 60
+            mean response times).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import recursions as rc
+        >>> from recursions.redundancy import JobClass
+        >>> fp = redundancy_fixed_point(JobClass(2, 1, rc.dists.Exponential(1.0)), 0.5,
+        ...                             balance_samples=1_000)
+        >>> ax = fp.plot()
+        >>> [line.get_label().split(":")[0] for line in ax.lines]
+        ['x_w', 'P(R > t)']
+        """
+        from .plots import redundancy_fixed_point as draw
+
+        return draw(self, ax, w_max=w_max)
+
+    def _repr_html_(self) -> str:
+        from recursions._summary import html_table
+
+        return html_table("RedundancyFixedPoint", [
+            ("rate per server λ", self.rate_per_server), ("load x_0 = P(W > 0)", self.load),
+            ("E[W] per server", self.mean_workload), ("E[R]", self.mean_response),
+            ("work balance λ E_x[η] (should equal the load)", self.work_balance),
+            ("grid", f"{self.grid.size} levels, step {self.grid[1] - self.grid[0]:.3g}"
+                     if self.grid.size > 1 else None)])
+
 
 def _setup(classes: Sequence[JobClass], h: float, wmax: float):
     for i, c in enumerate(classes):

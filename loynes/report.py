@@ -99,6 +99,60 @@ class StabilityReport:
         """Plain-Python form (JSON-serialisable)."""
         return _plain(asdict(self))
 
+    def plot(self, ax: Any = None, *, level: float = 0.95) -> Any:
+        """Draw each condition's value as a bar against its threshold.
+
+        One horizontal bar per condition (green: holds, red: fails, grey: not decided), with
+        an error bar ``value ± z se`` where the value was estimated, and a black tick at its
+        threshold: 1 (conditions read ``value < 1``), or 0 for the renovation condition (9)
+        (``value > 0``). The title gives the verdict and what decided it.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        level : float, default 0.95
+            Confidence level of the error bars.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import recursions as rc, loynes as ly
+        >>> rep = ly.check_stability(rc.JpSW(2, 1), rc.Poisson(1.5, rc.dists.Exponential(1.0)))
+        >>> ax = rep.plot()
+        >>> [t.get_text().split()[0] for t in ax.get_yticklabels()]
+        ['(3)', '(9)', '(11)', '(8)']
+        """
+        from .plots import stability_report
+
+        return stability_report(self, ax, level=level)
+
+    def _repr_html_(self) -> str:
+        from recursions._summary import html_table
+
+        rows: list[tuple[str, Any]] = [
+            ("system", self.system), ("input", self.input),
+            ("verdict", f"{self.verdict.upper()}: {self.reason}"),
+            ("decided by", str(self.decided_by))]
+        for c in self.conditions:
+            mark = {True: "holds", False: "fails", None: "not decided"}[c.holds]
+            se = f" ± {c.se:.3g}" if c.se > 0 else ""
+            rows.append((f"{c.name} {c.role}", f"{c.value:.4g}{se}: {mark}"))
+        if self.suggested:
+            rows.append(("to decide", ", ".join(f"{k} = {_short(v)}"
+                                                for k, v in self.suggested.items())))
+        return html_table("StabilityReport", rows)
+
     def __str__(self) -> str:
         lines = [
             f"system : {self.system}",

@@ -141,6 +141,56 @@ class LoynesResult:
 
         return record_dict(self, ("limit", "total_workload"))
 
+    def plot(self, ax: Any = None) -> Any:
+        """Draw ``W_n`` against the horizon ``n`` (log scale), with the basis of the stop.
+
+        Two lines: the total workload ``sum_i W_n(i)`` and the largest coordinate, at each
+        computed horizon; a vertical line where the sequence stabilised (and the plateau
+        heuristic's minimum horizon ``n_min``, when it applies); the title gives the load
+        and :attr:`basis`.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import recursions as rc
+        >>> res = loynes(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 2**12, rng=1)
+        >>> ax = res.plot()
+        >>> len(ax.lines), ax.get_xscale()     # total, largest, where it stabilised
+        (3, 'log')
+        """
+        from .plots import loynes_result
+
+        return loynes_result(self, ax)
+
+    def _repr_html_(self) -> str:
+        from recursions._summary import html_table
+
+        total = self.total_workload
+        return html_table("LoynesResult", [
+            ("system", self.system), ("input", self.input), ("load", self.load),
+            ("horizons", f"{int(self.horizons[0])} .. {int(self.horizons[-1])} "
+                         f"({len(self.horizons)} doublings)"),
+            ("stabilised", self.stabilised), ("stabilised at", self.stabilised_at),
+            ("total workload at the last horizon", float(total[-1]) if total.size else None),
+            ("growth per customer", self.growth), ("basis", str(self.basis)),
+            ("upper start", self.upper_start), ("suggested horizon", self.suggested_horizon),
+        ])
+
 
 def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
                 delta: Any) -> tuple[float, float]:

@@ -204,6 +204,21 @@ class StabilityMap:
                                                       for v in self.verdicts[i]))
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        import html
+
+        from recursions._summary import html_table
+
+        counts = ", ".join(f"{int(np.sum(self.verdicts == v))} {v}" for v in MARKS
+                           if np.any(self.verdicts == v))
+        table = html_table("StabilityMap", [
+            ("loads", f"{len(self.loads)} from {self.loads[0]:.4g} to {self.loads[-1]:.4g}"),
+            (self.param_name, ", ".join(str(p) for p in self.params)),
+            ("verdicts", counts),
+            ("boundaries", ", ".join(self.boundaries) or None),
+            ("execution", None if self.execution is None else str(self.execution))])
+        return f"{table}\n<pre>{html.escape(str(self))}</pre>"
+
     def to_pandas(self) -> pd.DataFrame:
         """The tidy table (one row per (parameter, load) point) as a ``pandas.DataFrame``.
 
@@ -278,15 +293,21 @@ class StabilityMap:
         ax : matplotlib Axes, optional
             Where to draw (default: a new figure).
         title : str, optional
-            Axes title.
+            Axes title (default: what the plot shows).
 
         Returns
         -------
         matplotlib.axes.Axes
-        """
-        if ax is None:
-            import matplotlib.pyplot as plt
 
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+        """
+        from recursions.plots import pyplot
+
+        plt = pyplot("StabilityMap.plot()")
+        if ax is None:
             _, ax = plt.subplots(figsize=(7.5, 4))
         numeric = all(isinstance(p, numbers.Real) for p in self.params)
         ys = np.asarray(self.params, dtype=float) if numeric else np.arange(len(self.params))
@@ -307,8 +328,8 @@ class StabilityMap:
         ax.set_yticks(ys)
         if not numeric:
             ax.set_yticklabels([str(p) for p in self.params])
-        if title:
-            ax.set_title(title)
+        ax.set_title(title if title is not None else
+                     f"Stability verdicts over load and {self.param_name}, with the boundaries")
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         return ax
 

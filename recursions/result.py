@@ -246,6 +246,61 @@ class SimulationResult(Record):
         """Response-time tail ``P(R > t)`` of redundancy systems (same as :meth:`wait_sf`)."""
         return self.wait_sf(t)
 
+    def plot(self, ax: Any = None, *, level: float = 0.95) -> Any:
+        """Draw the profile ``x_w`` and the wait tail against the level, with their bands.
+
+        Both are drawn over :attr:`grid`: ``x_w`` (:meth:`profile`) as a solid line and
+        ``P(W > w)`` (:meth:`wait_sf`; the response-time tail for redundancy) as a dashed one,
+        each with a shaded pointwise confidence band ``value ± z se``. A curve that cannot be
+        estimated (too few profile snapshots) is left out.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        level : float, default 0.95
+            Confidence level of the bands.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        ImportError
+            When matplotlib is not installed (``pip install 'queue-recursions[plot]'``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)),
+        ...                   steps=4_000, rng=1)
+        >>> ax = res.plot()
+        >>> ax.get_xlabel(), len(ax.lines)
+        ('level w (workload, time)', 2)
+        """
+        from .plots import simulation
+
+        return simulation(self, ax, level=level)
+
+    def _repr_html_(self) -> str:
+        from ._summary import html_table
+
+        names = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
+                 "p_loss", "p_block", "overflow_work", "mean_jobs", "mean_response",
+                 "sup_error")
+        check = self.batch_check
+        return html_table("SimulationResult", [
+            ("system", self.system), ("input", self.input), ("engine", self.engine),
+            ("arrivals", f"{self.steps:,} × {self.replications} "
+                         f"replication{'s' if self.replications > 1 else ''} "
+                         f"(warm-up {self.warmup:,})"),
+            *[(n, getattr(self, n)) for n in names],
+            ("batch check", None if check is None else (check.message() or "nothing flagged")),
+        ])
+
     def _on_grid(self, w: Any, counts: np.ndarray | None, den_batches: np.ndarray | None,
                  what: str) -> Estimate:
         w = np.asarray(w, dtype=np.float64)

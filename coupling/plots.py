@@ -1,0 +1,164 @@
+"""Drawing of :class:`~coupling.PerfectSample`, with the exact law where it is known.
+
+The exact law comes from this module, not from :mod:`loynes` (which :mod:`coupling` must not
+import): for FCFS M/M/S (``JSW`` under Poisson, or exponential renewal, input with
+exponential service) the wait ``W`` of an arrival has ``P(W > 0) = C(S, a)`` (Erlang C, offered
+load ``a = lambda / mu``) and ``P(W > t) = C(S, a) exp(-(S mu - lambda) t)``
+(:func:`mmc_wait`). The system and input are recognised from the descriptions the sample
+records (``PerfectSample.system`` and ``.input``); for any other pair the histogram is drawn
+alone, and its legend says that no exact law is drawn. matplotlib is imported inside the
+functions only (``pip install 'queue-recursions[plot]'``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recursions.plots import axes, title
+
+if TYPE_CHECKING:
+    from .perfect import PerfectSample
+
+__all__ = ["erlang_c", "mmc_rates", "mmc_wait", "perfect_sample"]
+
+_FLOAT = r"([-+0-9.eE]+|inf)"
+_JSW = re.compile(r"^JSW\(servers=(\d+)\)$")
+_POISSON = re.compile(rf"^Poisson\(rate={_FLOAT}, service=Exponential\(rate={_FLOAT};.*\)\)$")
+_RENEWAL = re.compile(rf"^Renewal\(interarrival=Exponential\(rate={_FLOAT};[^)]*\), "
+                      rf"service=Exponential\(rate={_FLOAT};.*\)\)$")
+
+
+def erlang_c(servers: int, offered_load: float) -> float:
+    """Erlang C: the probability of waiting in M/M/S at offered load ``a = lambda / mu < S``.
+
+    Computed from Erlang B's recursion ``B_k = a B_{k-1} / (k + a B_{k-1})``, then
+    ``C = S B / (S - a (1 - B))`` (the same value as :func:`loynes.erlang_c`).
+
+    Parameters
+    ----------
+    servers : int
+        ``S >= 1``.
+    offered_load : float
+        ``a`` in ``[0, S)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(erlang_c(2, 1.0), 12)       # M/M/2 at a = 1: 1/3
+    0.333333333333
+    >>> round(erlang_c(1, 0.5), 12)       # M/M/1: rho
+    0.5
+    """
+    if not (servers >= 1 and 0.0 <= offered_load < servers):
+        raise ValueError(f"need servers >= 1 and 0 <= offered_load < servers, got "
+                         f"{servers} and {offered_load}")
+    b = 1.0
+    for k in range(1, servers + 1):
+        b = offered_load * b / (k + offered_load * b)
+    return servers * b / (servers - offered_load * (1.0 - b))
+
+
+def mmc_rates(system: str, input: str) -> tuple[int, float, float] | None:
+    """``(S, lambda, mu)`` when the descriptions are FCFS M/M/S (``JSW``), else ``None``.
+
+    Parameters
+    ----------
+    system, input : str
+        ``repr`` of the system and of the input (as a :class:`~coupling.PerfectSample`
+        records them).
+
+    Returns
+    -------
+    tuple of (int, float, float) or None
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> mmc_rates(repr(rc.JSW(2)), repr(rc.Poisson(1.5, rc.dists.Exponential(2.0))))
+    (2, 1.5, 2.0)
+    >>> mmc_rates(repr(rc.JSW(2)), repr(rc.Poisson(1.5, rc.dists.Deterministic(0.5)))) is None
+    True
+    """
+    sm = _JSW.match(system)
+    im = _POISSON.match(input) or _RENEWAL.match(input)
+    if sm is None or im is None:
+        return None
+    try:
+        lam, mu = float(im.group(1)), float(im.group(2))
+    except ValueError:
+        return None
+    return int(sm.group(1)), lam, mu
+
+
+def mmc_wait(servers: int, arrival_rate: float, service_rate: float
+             ) -> tuple[float, float]:
+    """The M/M/S FCFS wait law: ``P(W > 0)`` and the rate of ``W`` given ``W > 0``.
+
+    ``P(W > t) = C exp(-(S mu - lambda) t)``, ``C`` Erlang C at ``a = lambda / mu``.
+
+    Parameters
+    ----------
+    servers : int
+        ``S``.
+    arrival_rate, service_rate : float
+        ``lambda`` and ``mu``, with ``lambda < S mu``.
+
+    Returns
+    -------
+    tuple of float
+        ``(C, S mu - lambda)``.
+
+    Examples
+    --------
+    >>> c, rate = mmc_wait(2, 1.0, 1.0)
+    >>> round(c, 12), rate
+    (0.333333333333, 1.0)
+    """
+    return (erlang_c(servers, arrival_rate / service_rate),
+            servers * service_rate - arrival_rate)
+
+
+def perfect_sample(ps: PerfectSample, ax: Any = None, *, bins: int = 30,
+                   exact: bool = True) -> Any:
+    """Draw :meth:`PerfectSample.plot <coupling.PerfectSample.plot>`."""
+    ax = axes(ax, "PerfectSample.plot()")
+    law = mmc_rates(ps.system, ps.input) if exact else None
+    if ps.found is not None and not ps.has_loss:
+        x, what, sym = ps.found, "W, the wait of the customer arriving at 0", "W"
+        p = ps.p_wait
+        atom = f"P(W > 0) = {p:.3g}" if p is not None else ""
+    else:
+        x, what, sym = (ps.samples.sum(axis=1),
+                        "sum_i w(i), the total workload an arrival sees", "sum")
+        atom, law = f"P(sum = 0) = {float(np.mean(x == 0)):.3g}", None
+    positive = x[x > 0]
+    edges = np.linspace(0.0, float(positive.max()) if positive.size else 1.0, bins + 1)
+    # a defective density: the part of the law above 0 (its area is P(X > 0); the atom at 0,
+    # the customers who do not wait, is given in the legend instead of as a spike)
+    weights = np.full(positive.size, 1.0 / (ps.size * (edges[1] - edges[0])))
+    ax.hist(positive, bins=edges, weights=weights, color="tab:blue", alpha=0.55,
+            label=f"{ps.size} exact draws ({ps.method}); {atom}")
+    if law is not None and not law[1] < law[0] * law[2]:
+        law = None  # no stationary law
+    if law is not None:
+        c, r = mmc_wait(*law)
+        t = np.linspace(0.0, float(edges[-1]), 200)
+        ax.plot(t, c * r * np.exp(-r * t), "k-", lw=1.5,
+                label=f"exact M/M/{law[0]}: P(W > 0) = {c:.3g} (Erlang C), "
+                      f"density {c:.3g}·{r:.3g}·exp(-{r:.3g} t)")
+    else:
+        ax.plot([], [], " ", label="no exact law drawn (known here for JSW M/M/S only)")
+    ax.set_xlim(0.0, float(edges[-1]))
+    ax.set_xlabel(what)
+    ax.set_ylabel(f"density on (0, ∞); area = P({sym} > 0)")
+    title(ax, "Perfect (exact stationary) sample: histogram" + (" against the exact law"
+                                                                if law is not None else ""),
+          f"{ps.system}, {ps.input}")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
