@@ -1,0 +1,106 @@
+"""benchmarks/coverage.py: the coverage table's harness, on two small cells with few seeds."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import inspect
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+import recursions as rc
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+CELLS = r"^(M/M/1|E2/M/1) 0\.8$"
+
+
+@pytest.fixture(scope="module")
+def cov():
+    sys.path.insert(0, str(BENCH))   # coverage.py imports _tables and _oracles
+    try:
+        spec = importlib.util.spec_from_file_location("_bench_coverage", BENCH / "coverage.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod   # its dataclasses look their module up
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        sys.modules.pop("_bench_coverage", None)
+        sys.path.remove(str(BENCH))
+
+
+def test_cells_cover_the_issue(cov):
+    labels = [c.label for c in cov.cells()]
+    assert len(labels) == len(set(labels)) == 4 * 4 * 5 + 4 + 2
+    assert {"M/M/100 0.99", "M/D/1 0.8", "E2/M/40 0.98", "M/H2/10 0.9", "JIQ(1000) 0.95",
+            "LL2(1000) 0.99", "J2SW(3,1) 0.6"} <= set(labels)
+    # every analytic cell has finite exact values, the JpSW cells sample below S - p = 2
+    for c in cov.cells():
+        if c.exact_kind == "oracle":
+            assert all(math.isfinite(v) and v > 0 for v in cov.oracle(c).values()), c.label
+        if c.model == "JpSW":
+            assert c.load * c.S < 2
+
+
+def test_quick_fixed_table(cov, tmp_path):
+    table = cov.main(["--quick", "--mode", "fixed", "--cells", CELLS, "--seeds", "4",
+                      "--workers", "0", "--out", str(tmp_path)])
+    rows = list(table)
+    assert [r["cell"] for r in rows] == ["M/M/1 0.8", "E2/M/1 0.8"]
+    for r in rows:
+        for k in cov.STATS:
+            for col in (f"cov_{k}", f"cov_unwarned_{k}"):
+                assert 0 <= r[col] <= 1 or (col.startswith("cov_unwarned") and
+                                            math.isnan(r[col])), (col, r[col])
+            c = r[f"cov_{k}"]
+            assert r[f"cov_{k}_se"] == pytest.approx(math.sqrt(c * (1 - c) / 4))
+        assert r["runs"] == 4 and r["errors"] == 0 and r["nominal"] == 0.95
+        assert r["steps_mean"] == r["steps_p95"] == 22_000   # 20 000 steps + 2 000 warm-up
+        assert 0 <= r["warned"] <= 1 and r["oracle_steps"] > 0
+        assert r["steps_ratio"] == pytest.approx(r["steps_mean"] / r["oracle_steps"])
+    # the exact values are the oracles'
+    assert rows[0]["exact_p_wait"] == pytest.approx(0.8, rel=1e-12)
+    assert rows[0]["exact_mean_workload"] == pytest.approx(4.0, rel=1e-12)
+    # files: the table as CSV and Markdown, the references and pilots
+    with (tmp_path / "coverage_fixed_quick.csv").open() as f:
+        back = list(csv.DictReader(f))
+    assert [b["cell"] for b in back] == ["M/M/1 0.8", "E2/M/1 0.8"]
+    assert {"cov_p_wait", "cov_mean_wait_se", "steps_p95", "warned",
+            "cov_unwarned_mean_workload", "oracle_steps", "steps_ratio"} <= set(back[0])
+    md = (tmp_path / "coverage_fixed_quick.md").read_text().splitlines()
+    assert md[0].startswith("| cell | nominal | p_wait |") and len(md) == 4
+    with (tmp_path / "coverage_reference_quick.csv").open() as f:
+        refs = list(csv.DictReader(f))
+    assert len(refs) == 6 and all(r["source"] == "oracle" for r in refs)
+    assert all(float(r["sigma_asym"]) > 0 for r in refs)
+
+
+def test_a_wrong_exact_value_is_not_covered(cov):
+    # the coverage column counts intervals that contain the exact value, nothing else
+    cell = cov.Cell("M/M", 1, 0.8)
+    exact = cov.oracle(cell)
+    ref = {k: {"value": exact[k], "se": 0.0, "sigma_asym": 1.0} for k in cov.STATS}
+    ref["mean_wait"] = {"value": 40.0, "se": 0.0, "sigma_asym": 1.0}   # the truth is 4
+    row = cov.run_cell(cell, "fixed", 3, ref=ref, steps=20_000, warmup=2_000, workers=0)
+    assert row["cov_mean_wait"] == 0.0 and row["cov_mean_wait_se"] == 0.0
+    assert row["cov_p_wait"] > 0
+
+
+def test_precision_mode_cell(cov, tmp_path):
+    if "precision" not in inspect.signature(rc.simulate).parameters:
+        pytest.skip("rc.simulate has no precision= yet (issue 26's precision mode)")
+    table = cov.main(["--quick", "--mode", "precision", "--precision", "0.3",
+                      "--max-steps", "200000", "--cells", r"^M/M/1 0\.8$", "--seeds", "2",
+                      "--workers", "0", "--out", str(tmp_path)])
+    (r,) = list(table)
+    assert r["runs"] == 2 and r["errors"] == 0
+    assert 0 <= r["cov_mean_wait"] <= 1 and 0 <= r["reached"] <= 1
+    assert 0 < r["steps_mean"] <= 200_000 + 1e-9 or r["reached"] < 1
+
+
+def test_precision_mode_refused_with_a_clear_message(cov, monkeypatch, tmp_path):
+    monkeypatch.setattr(cov, "has_precision_mode", lambda: False)
+    with pytest.raises(SystemExit, match="precision"):
+        cov.main(["--quick", "--mode", "precision", "--out", str(tmp_path)])
