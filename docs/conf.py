@@ -1,7 +1,9 @@
 """Sphinx configuration: the theory, the user guide, the executed notebooks and the API.
 
-``make docs`` runs ``sphinx-build -W --keep-going -b html docs docs/_build/html``; it needs
-no network. The notebooks (``docs/notebooks`` is a link to the repository's ``notebooks/``)
+``make docs`` runs ``sphinx-build -W --keep-going -b html docs docs/_build/html``; neither the
+build nor the site needs the network: MathJax is copied into the site (``_static/mathjax``,
+from the ``sphinx-mathjax-offline`` package), so the formulas render offline. The notebooks
+(``docs/notebooks`` is a link to the repository's ``notebooks/``)
 are executed on every build (``nb_execution_mode = "force"``), and a failing cell fails the
 build. Set ``QUEUE_RECURSIONS_DOCS_EXECUTE=off`` to build without running them, for a quick
 look at the text.
@@ -19,7 +21,9 @@ sys.path.insert(0, str(ROOT))
 project = "queue-recursions"
 author = "the queue-recursions authors"
 copyright = "the queue-recursions authors"
-release = version = "0.1.0"
+from recursions import __version__  # noqa: E402 (the version is written once, there)
+
+release = version = __version__
 
 extensions = [
     "myst_nb",
@@ -27,14 +31,15 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 into _static/mathjax: the site needs no network
 ]
 
 exclude_patterns = ["_build", "notebooks/.ipynb_checkpoints", "**/.ipynb_checkpoints"]
 templates_path = ["_templates"]
 html_theme = "furo"
-html_title = "queue-recursions"
-# offline: MathJax is loaded by the reader's browser from its default address; the HTML
-# itself builds without the network.
+html_title = f"queue-recursions {release}"
+# offline: the pages load MathJax from the site's own _static/mathjax (tests/test_site.py opens
+# them in a headless browser and checks that the formulas were typeset)
 
 # MyST: the theory pages use $...$, $$...$$ with \tag, and (label)= targets
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]

@@ -37,7 +37,10 @@ def test_make_test_runs_the_notebooks_once_through_the_docs_build():
     test_recipe = re.search(r"^test:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
     assert "nbmake" not in makefile
     assert "--doctest-modules recursions coupling loynes" in test_recipe
-    assert "docs" in test_recipe.splitlines()[-1]
+    # the docs build comes last but for the browser check of the site it built
+    *_, build, site = test_recipe.splitlines()
+    assert "$(MAKE)" in build and build.endswith(" docs")
+    assert site == "\t$(PY) -m pytest tests/test_site.py"
     docs_recipe = re.search(r"^docs:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
     # warnings fail, every page is read (and every notebook run) again, the failing cell is shown
     assert all(f" {flag} " in docs_recipe for flag in ("-W", "-E", "-T"))
@@ -48,15 +51,32 @@ def test_make_test_starts_from_empty_caches_of_its_own():
     test_recipe = re.search(r"^test:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
     lines = test_recipe.splitlines()
     (clear,) = [i for i, line in enumerate(lines) if "rm -rf $(TEST_CACHE)" in line]
-    (suite,) = [i for i, line in enumerate(lines) if " -m pytest " in line]
+    (suite,) = [i for i, line in enumerate(lines) if " -m pytest --doctest-modules " in line]
     (docs,) = [i for i, line in enumerate(lines) if "docs" in line and "$(MAKE)" in line]
-    assert clear < suite < docs
+    (site,) = [i for i, line in enumerate(lines) if "tests/test_site.py" in line and i > docs]
+    assert clear < suite < docs < site
+    # the suite leaves the site check to after the docs build (it would see a stale site)
+    assert "--ignore=tests/test_site.py" in lines[suite] + lines[suite + 1]
     assert "$(call cold,suite)" in lines[suite] and "$(call cold,docs)" in lines[docs]
     cold = re.search(r"^cold = (.*)$", makefile, flags=re.M).group(1)
     assert "QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/" in cold
     assert "NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/" in cold
     assert re.search(r"^TEST_CACHE := \$\(CURDIR\)/\.test-cache$", makefile, flags=re.M)
     assert ".test-cache/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_the_site_works_offline_and_the_install_brings_what_it_needs():
+    conf = (DOCS / "conf.py").read_text()
+    assert '"sphinx-mathjax-offline"' in conf  # MathJax copied into the site, not fetched
+    assert "release = version = __version__" in conf  # the version is written once
+    meta = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^docs = \[.*"sphinx-mathjax-offline', meta, flags=re.M)
+    assert re.search(r'^test = \[.*"build', meta, flags=re.M)  # tests/test_wheel.py builds
+    makefile = (ROOT / "Makefile").read_text()
+    stamp = re.search(r"^\$\(STAMP\):.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
+    assert "'.[test,plot,docs,tables]'" in stamp
+    # Chromium for tests/test_site.py: from apt, only when missing and apt can install it
+    assert "command -v $$b" in stamp and "apt-get install -y -qq chromium" in stamp
 
 
 def test_notebooks_link_and_execution_settings():
@@ -75,12 +95,18 @@ def test_a_failing_cell_fails_the_build(tmp_path):
     shutil.copy(DOCS / "conf.py", src / "conf.py")  # the site's settings, one failing page
     (src / "index.md").write_text(
         "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n"
-        "  language: python\n---\n\n# A page\n\n```{code-cell} ipython3\n1 / 0\n```\n"
+        "  language: python\n---\n\n# A page\n\n```{code-cell} ipython3\nx = 1\n```\n\n"
+        "```{code-cell} ipython3\nx / 0  # the failing cell\n```\n"
     )
     cmd = [sys.executable, "-m", "sphinx", "-E", "-W", "-T", "-q", "-b", "html", src, tmp_path]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert res.returncode != 0
-    assert "ZeroDivisionError" in res.stdout + res.stderr
+    out = re.sub(r"\x1b\[[0-9;]*m", "", res.stdout + res.stderr)  # without the colours
+    assert "ZeroDivisionError" in out
+    # what CI shows names the notebook and the cell: its source and its execution count
+    assert f"ExecutionError: {src / 'index.md'}" in out
+    assert "An error occurred while executing the following cell" in out
+    assert "x / 0  # the failing cell" in out and "Cell In[2]" in out
 
 
 STALE = re.compile(r"MATH\.md|papers? 00[0-9]|shared[/]")
