@@ -35,7 +35,8 @@ compiled maps :mod:`recursions.maps`; the theory of redundancy is
 :mod:`loynes.redundancy_theory`, its system :mod:`recursions.redundancy`).
 """
 
-from . import symbolic
+from typing import TYPE_CHECKING, Any
+
 from .basis import Basis
 from .closed_forms import (
     critical_rate_3,
@@ -59,6 +60,27 @@ from .sequence import LoynesResult, loynes
 from .stability import Condition, StabilityReport, check_stability, renovation_probability
 from .stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
 from .sweep import NOT_RUN, SweepError, as_table, sweep
+
+if TYPE_CHECKING:
+    from . import symbolic
+
+
+def __getattr__(name: str) -> Any:
+    """Import :mod:`loynes.symbolic` (and with it sympy) on first use of ``ly.symbolic``.
+
+    sympy takes about half a second to import, so ``import loynes`` leaves it out until
+    the symbolic conditions are asked for; ``from loynes import symbolic`` works too.
+    """
+    if name == "symbolic":
+        import importlib
+
+        return importlib.import_module(".symbolic", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"symbolic"})
+
 
 __all__ = [
     "NOT_RUN",

@@ -11,7 +11,10 @@ written ``NAME:KEY=VALUE,...`` with the keywords of :mod:`recursions.dists`
 
 ``python -m loynes sweep --system jpsw --servers 6 --loads 0.5:1.0:26 --p 0:5 --out DIR``
 writes the stability map over (load, p) to ``DIR/stability_map.csv`` and
-``DIR/stability_map.png`` (``--scheduler tcp://HOST:8786`` runs it on a Dask cluster).
+``DIR/stability_map.png`` (``--scheduler tcp://HOST:8786`` runs it on a Dask cluster);
+``--json`` prints the map (rows, verdict grid, how it ran) as JSON. ``sweep`` takes every
+system of ``check``: ``leastofd`` over ``--d``, and ``jsw``, ``loss``, ``jiq``, ``random``
+(no parameter) as one row over the loads.
 
 ``python -m loynes cache`` prints the folders holding compiled code (the drivers and numba's
 cache files) with their sizes; ``cache --clear`` removes them (:func:`recursions.clear_cache`).
@@ -339,17 +342,26 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.servers < 1:
         raise CliError(f"--servers must be >= 1, got {args.servers}")
     loads = parse_loads(args.loads)
-    flag, other = ("--d", "--p") if args.system == "leastofd" else ("--p", "--d")
-    spec = getattr(args, flag[2:])
-    if spec is None:
-        raise CliError(f"--system {args.system} needs {flag} A:B (the values to map)")
-    if getattr(args, other[2:]) is not None:
-        raise CliError(f"{other} does not apply to --system {args.system}; give {flag}")
-    params = parse_int_range(spec, flag)
-    lo, hi = (1, args.servers) if args.system == "leastofd" else (0, args.servers - 1)
-    if params[0] < lo or params[-1] > hi:
-        raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} servers, "
-                       f"got {spec!r}")
+    family = SystemFamily(args.system, args.servers)
+    if family.param_name == "system":  # no parameter: one row over the loads
+        for flag in ("--p", "--d"):
+            if getattr(args, flag[2:]) is not None:
+                raise CliError(f"{flag} does not apply to --system {args.system}: it has no "
+                               "parameter (its map is one row over the loads)")
+        params: list[Any] = family.values()
+    else:
+        flag, other = ("--d", "--p") if family.param_name == "d" else ("--p", "--d")
+        spec = getattr(args, flag[2:])
+        if spec is None:
+            raise CliError(f"--system {args.system} needs {flag} A:B (the values to map)")
+        if getattr(args, other[2:]) is not None:
+            raise CliError(f"{other} does not apply to --system {args.system}; give {flag}")
+        params = parse_int_range(spec, flag)
+        allowed = family.values()
+        lo, hi = allowed[0], allowed[-1]
+        if params[0] < lo or params[-1] > hi:
+            raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} "
+                           f"servers, got {spec!r}")
     _check_budget(args)
     if args.seed < 0:
         raise CliError(f"--seed must be >= 0, got {args.seed}")
@@ -372,10 +384,9 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     checkpoint = out / "stability_map.checkpoint.jsonl"  # removed once the map is written
     try:
-        smap = stability_map(SystemFamily(args.system, args.servers),
-                             PoissonAtLoad(args.servers, service), loads, params,
+        smap = stability_map(family, PoissonAtLoad(args.servers, service), loads, params,
                              rng=args.seed, client=args.scheduler,
-                             param_name="d" if args.system == "leastofd" else "p",
+                             param_name=family.param_name,
                              steps=args.steps, horizon=args.horizon,
                              max_workers=args.workers, progress=not args.quiet,
                              checkpoint=checkpoint)
@@ -387,9 +398,15 @@ def run_sweep(args: argparse.Namespace) -> int:
     except CheckpointMismatch as exc:
         raise CliError(f"--out: {exc}") from None
     if smap.execution is not None and smap.execution.mode == "interrupted":
-        print(smap)
-        print(f"interrupted: the finished points are in {checkpoint}; run the same command "
-              "again to finish the others")
+        why = (f"interrupted: the finished points are in {checkpoint}; run the same command "
+               "again to finish the others")
+        if args.json:
+            print(json.dumps(sweep_to_dict(smap, args, service, written=[],
+                                           checkpoint=checkpoint), indent=2))
+            print(why, file=sys.stderr)
+        else:
+            print(smap)
+            print(why)
         return 130
     import matplotlib
 
@@ -397,17 +414,90 @@ def run_sweep(args: argparse.Namespace) -> int:
     import matplotlib.pyplot as plt
 
     smap.to_csv(out / "stability_map.csv")
-    fig, ax = plt.subplots(figsize=(7.5, 4))
-    smap.plot(ax, title=f"{args.system}, S={args.servers}, Poisson, service {args.service}")
+    fig, ax = plt.subplots(figsize=(7.5, 4 if len(params) > 1 else 2.6))
+    what = (args.system if family.param_name == "system"
+            else f"{args.system} over {family.param_name}")
+    smap.plot(ax, title=f"{what}, S={args.servers}, Poisson, service {args.service}")
     ax.set_xlabel("load ρ = λE[σ]/S")
     fig.tight_layout()
     fig.savefig(out / "stability_map.png", dpi=120)
     plt.close(fig)
     checkpoint.unlink(missing_ok=True)
+    written = [out / "stability_map.csv", out / "stability_map.png"]
+    if args.json:
+        print(json.dumps(sweep_to_dict(smap, args, service, written=written), indent=2))
+        return 0
     print(smap)
     print(f"ran {smap.execution}")
-    print(f"written: {out / 'stability_map.csv'}, {out / 'stability_map.png'}")
+    print(f"written: {written[0]}, {written[1]}")
     return 0
+
+
+def sweep_to_dict(smap: Any, args: argparse.Namespace, service: Any, *,
+                  written: Sequence[Any], checkpoint: Any = None) -> dict[str, Any]:
+    """``sweep --json``: the map as plain Python (JSON-serialisable).
+
+    Keys: ``system``, ``servers``, ``service`` (the law's repr), ``param_name``, ``params``,
+    ``loads``, ``verdicts`` (``verdicts[i][j]`` for ``params[i]`` at ``loads[j]``),
+    ``boundaries`` (critical load of each boundary at each parameter value), ``rows`` (the
+    table, one dict per point, as in ``stability_map.csv``), ``execution`` (how the points
+    ran: ``mode``, ``workers``, ``reason``; see :class:`loynes.runners.Execution`),
+    ``complete`` (False when interrupted), ``checkpoint`` (the file keeping the finished points
+    of an interrupted run, else None) and ``written`` (the files written). As in
+    ``check --json``, numbers that are not finite (a theorem's infinite confidence, a NaN
+    where a condition was not computed) are ``null``.
+
+    Parameters
+    ----------
+    smap : loynes.StabilityMap
+        The map.
+    args : argparse.Namespace
+        The sweep's arguments.
+    service : recursions.dists.Law
+        The service law.
+    written : sequence of path-like
+        The files written.
+    checkpoint : path-like, optional
+        The checkpoint of an interrupted run.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> import loynes as ly
+    >>> args = make_parser().parse_args(["sweep", "--system", "jsw", "--servers", "2",
+    ...                                  "--loads", "0.5:1.2:2", "--out", "unused"])
+    >>> smap = ly.stability_map(ly.SystemFamily("jsw", 2),
+    ...                         ly.PoissonAtLoad(2, rc.dists.Exponential(1.0)), [0.5, 1.2],
+    ...                         ["jsw"], param_name="system", max_workers=0, progress=False)
+    >>> d = sweep_to_dict(smap, args, rc.dists.Exponential(1.0), written=[])
+    >>> d["verdicts"], d["boundaries"], d["execution"]["mode"]
+    ([['stable', 'unstable']], {'(3)': [1.0]}, 'in-process')
+    """
+    from .report import _plain
+    from .sweep import _iter_rows
+
+    ex = smap.execution
+    return _plain({
+        "system": args.system,
+        "servers": args.servers,
+        "service": repr(service),
+        "param_name": smap.param_name,
+        "params": list(smap.params),
+        "loads": smap.loads,
+        "verdicts": smap.verdicts,
+        "boundaries": dict(smap.boundaries),
+        "rows": [{k: v if v is None or isinstance(v, (int, float, str)) else str(v)
+                  for k, v in row.items()} for row in _iter_rows(smap.table)],
+        "execution": None if ex is None else {"mode": ex.mode, "workers": ex.workers,
+                                              "reason": ex.reason},
+        "complete": ex is None or ex.mode != "interrupted",
+        "checkpoint": None if checkpoint is None else str(checkpoint),
+        "written": [str(w) for w in written],
+    })
 
 
 def _size(n: int) -> str:
@@ -480,14 +570,16 @@ def make_parser() -> argparse.ArgumentParser:
                      help="level of the check: bound on the chance that any of its tests "
                           "errs (default 1e-3)")
     chk.add_argument("--json", action="store_true", help="print the report as JSON")
-    swp = sub.add_parser("sweep", help="stability map over (load, p), locally or on Dask",
-                         description="Run check_stability over a (load, p) grid with Poisson "
-                                     "input at load rho = lambda E[sigma] / S; write "
-                                     "OUT/stability_map.csv and OUT/stability_map.png.",
+    swp = sub.add_parser("sweep", help="stability map over (load, p or d), locally or on Dask",
+                         description="Run check_stability over a (load, p) or (load, d) grid "
+                                     "with Poisson input at load rho = lambda E[sigma] / S, or "
+                                     "over the loads alone for a system without a parameter "
+                                     "(jsw, loss, jiq, random); write OUT/stability_map.csv "
+                                     "and OUT/stability_map.png (--json: the map on stdout).",
                          epilog=LAW_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    swp.add_argument("--system", choices=("jpsw", "envelope", "split", "leastofd"),
-                     required=True, help="jpsw, envelope, split (parameter --p) or leastofd "
-                                         "(parameter --d)")
+    swp.add_argument("--system", choices=SYSTEMS, required=True,
+                     help="jpsw, envelope, split (parameter --p), leastofd (parameter --d), or "
+                          "jsw, loss, jiq, random (no parameter: one row over the loads)")
     swp.add_argument("--servers", type=int, required=True, help="number of servers S")
     swp.add_argument("--loads", required=True, help="A:B:N, N loads from A to B (linspace)")
     swp.add_argument("--p", default=None,
@@ -509,6 +601,9 @@ def make_parser() -> argparse.ArgumentParser:
     swp.add_argument("--horizon", type=int, default=2**14,
                      help="Loynes horizon cap (default 16384)")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
+    swp.add_argument("--json", action="store_true",
+                     help="print the map as JSON (table rows, verdict grid, how it ran) "
+                          "instead of text; the CSV and PNG are written as without it")
     demo = sub.add_parser("demo", help="report and figures for the seed J_{p+1}SW model",
                           description="Stability report and figures for the seed system.")
     demo.add_argument("--out", default="demo_output", help="folder for the figures")

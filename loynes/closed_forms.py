@@ -13,7 +13,6 @@ import math
 import numbers
 
 import numpy as np
-from scipy import stats
 
 from recursions._validate import check_int, check_nonnegative, check_positive, check_real
 from recursions.dists import as_law
@@ -201,6 +200,8 @@ def md_c_waiting(servers: int, arrival_rate: float, service_time: float,
     a = lam * check_positive(service_time, "service_time")
     if not a < c:
         raise ValueError(f"arrival_rate * service_time must be < servers, got {a} >= {c}")
+    from scipy import stats  # here, not at import: scipy.stats takes most of a second to load
+
     kmax = int(stats.poisson.isf(tol, a)) + 1
     pa = stats.poisson.pmf(np.arange(kmax + 1), a)
     n = c + 50 * (kmax + c) + int(20 * a / max(c - a, 1e-3))

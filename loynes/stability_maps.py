@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import xarray as xr
 
-__all__ = ["PoissonAtLoad", "StabilityMap", "SystemFamily", "stability_map"]
+__all__ = ["FAMILY_PARAMETERS", "PoissonAtLoad", "StabilityMap", "SystemFamily", "stability_map"]
 
 MARKS = {"stable": "S", "unstable": "U", "undecided": "?", "error": "E"}
 COLOURS = {"stable": "tab:green", "unstable": "tab:red", "undecided": "tab:gray",
@@ -76,14 +76,27 @@ class PoissonAtLoad:
         return rc.Poisson(float(load) * self.servers / float(self.service.mean), self.service)
 
 
+FAMILY_PARAMETERS: dict[str, str | None] = {
+    "jpsw": "p", "envelope": "p", "split": "p", "leastofd": "d",
+    "jsw": None, "loss": None, "jiq": None, "random": None,
+}
+"""The kinds of :class:`SystemFamily` and the parameter each is swept over (None: none)."""
+
+
 @dataclass(frozen=True)
 class SystemFamily:
-    """``kind`` with ``servers`` servers as a function of one integer parameter (picklable).
+    """``kind`` with ``servers`` servers as a function of one parameter (picklable).
+
+    J_{p+1}SW, its envelope and the split bound take ``p`` (``0..S-1``), LL(d) takes ``d``
+    (``1..S``). JSW, the loss system, JIQ and random routing take none: their family is the one
+    system, swept as a single row whose parameter is the kind's name, so that
+    ``stability_map(family, input, loads, family.values(), param_name=family.param_name)``
+    maps every kind the same way (over the loads alone for those four).
 
     Parameters
     ----------
-    kind : {"jpsw", "envelope", "split", "leastofd"}
-        J_{p+1}SW, its envelope, the split bound (parameter ``p``) or LL(d) (parameter ``d``).
+    kind : {"jpsw", "envelope", "split", "leastofd", "jsw", "loss", "jiq", "random"}
+        The system, as ``python -m loynes check --system`` names it.
     servers : int
         ``S``.
 
@@ -91,25 +104,68 @@ class SystemFamily:
     --------
     >>> SystemFamily("jpsw", 4)(1)
     JpSW(servers=4, p=1)
+    >>> fam = SystemFamily("jsw", 4)
+    >>> fam.param_name, fam.values(), fam("jsw")
+    ('system', ['jsw'], JSW(servers=4))
     """
 
     kind: str
     servers: int
 
     def __post_init__(self) -> None:
-        if self.kind not in ("jpsw", "envelope", "split", "leastofd"):
-            raise ValueError("kind must be 'jpsw', 'envelope', 'split' or 'leastofd', got "
-                             f"{self.kind!r}")
+        if self.kind not in FAMILY_PARAMETERS:
+            raise ValueError(f"kind must be one of {', '.join(map(repr, FAMILY_PARAMETERS))}, "
+                             f"got {self.kind!r}")
 
-    def __call__(self, param: int) -> rc.System:
-        """The system at ``param``."""
+    @property
+    def param_name(self) -> str:
+        """``"p"``, ``"d"``, or ``"system"`` for a kind without a parameter."""
+        return FAMILY_PARAMETERS[self.kind] or "system"
+
+    def values(self) -> list[Any]:
+        """Every value of the parameter: ``0..S-1`` for ``p``, ``1..S`` for ``d``, ``[kind]``.
+
+        Returns
+        -------
+        list
+            The parameter values :meth:`__call__` takes, in order.
+
+        Examples
+        --------
+        >>> SystemFamily("leastofd", 3).values()
+        [1, 2, 3]
+        """
+        name = FAMILY_PARAMETERS[self.kind]
+        if name is None:
+            return [self.kind]
+        s = check_int(self.servers, "servers", 1)
+        return list(range(s)) if name == "p" else list(range(1, s + 1))
+
+    def __call__(self, param: Any) -> rc.System:
+        """The system at ``param`` (the kind's name, or None, for a kind without one)."""
+        s = self.servers
+        name = FAMILY_PARAMETERS[self.kind]
+        if name is not None and (param is None or isinstance(param, str)):
+            raise ValueError(f"{self.kind} is swept over its parameter {name}: give an "
+                             f"integer, got {param!r}")
+        if name is None:
+            if param is not None and param != self.kind:
+                raise ValueError(f"{self.kind} takes no parameter: sweep it over "
+                                 f"params=[{self.kind!r}] (one row), got {param!r}")
+            if self.kind == "jsw":
+                return rc.JSW(s)
+            if self.kind == "loss":
+                return rc.Loss(s)
+            if self.kind == "jiq":
+                return rc.JIQ(s)
+            return rc.RandomRouting(s)
         if self.kind == "jpsw":
-            return rc.JpSW(self.servers, int(param))
+            return rc.JpSW(s, int(param))
         if self.kind == "envelope":
-            return rc.Envelope(rc.JpSW(self.servers, int(param)))
+            return rc.Envelope(rc.JpSW(s, int(param)))
         if self.kind == "split":
-            return rc.SplitBound(self.servers, int(param))
-        return rc.LeastOfD(self.servers, int(param))
+            return rc.SplitBound(s, int(param))
+        return rc.LeastOfD(s, int(param))
 
 
 def _confidence(rep: Any) -> float:
@@ -341,7 +397,11 @@ def _rate(inp: rc.Input) -> float:
 def _auto_boundaries(system_factory: Callable[[Any], rc.System],
                      input_factory: Callable[[float], rc.Input], loads: Sequence[float],
                      params: Sequence[Any]) -> dict[str, Callable[[Any], float]]:
-    """(3) and (11) for J_{p+1}SW with Poisson input whose rate is proportional to the load."""
+    """(3) and (11) for J_{p+1}SW, (3) for JSW and random routing, with Poisson input.
+
+    The input's rate must be proportional to the load. For JSW (FCFS G/G/S) and random routing
+    (S single-server queues) condition (3) is the whole boundary: stable exactly below it.
+    """
     from .checks import _is_poisson
 
     try:
@@ -350,7 +410,8 @@ def _auto_boundaries(system_factory: Callable[[Any], rc.System],
     except Exception:
         return {}
     systems = {p: s for p, s in made.items() if type(s) is rc.JpSW}
-    if len(systems) < len(made):
+    exact3 = {p: s for p, s in made.items() if type(s) in (rc.JSW, rc.RandomRouting)}
+    if len(systems) < len(made) and len(exact3) < len(made):
         return {}
     ends = [i for i in inputs if isinstance(i, rc.Renewal) and _is_poisson(i)]
     if len(ends) < len(inputs) or loads[0] <= 0:
@@ -359,6 +420,8 @@ def _auto_boundaries(system_factory: Callable[[Any], rc.System],
     if not math.isclose(_rate(ends[1]) / loads[-1], k, rel_tol=1e-9):
         return {}
     service = ends[0].service
+    if exact3:
+        return {"(3)": lambda p: critical_rate_3(exact3[p].servers, service) / k}
     return {
         "(3)": lambda p: critical_rate_3(systems[p].servers, service) / k,
         "(11)": lambda p: critical_rate_11(systems[p].servers, systems[p].p, service) / k,
@@ -422,9 +485,9 @@ def stability_map(
         The parameter's column name.
     boundaries : dict of callables, bool or None, default None
         ``{name: param -> critical load}`` drawn by :meth:`StabilityMap.plot`. ``None``: when
-        every system is J_{p+1}SW and the input is Poisson with rate proportional to the load,
-        condition (3) and (11) (:func:`~loynes.closed_forms.critical_rate_11`); ``False``:
-        none.
+        the input is Poisson with rate proportional to the load, condition (3) and (11)
+        (:func:`~loynes.closed_forms.critical_rate_11`) if every system is J_{p+1}SW,
+        condition (3) if every system is JSW or random routing, else none; ``False``: none.
     steps, horizon, replications, alpha
         Passed to ``check_stability`` (``alpha`` is the level of each point's check).
     max_workers, progress, table, checkpoint

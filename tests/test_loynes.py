@@ -269,7 +269,13 @@ def test_demo_writes_figures(tmp_path, capsys):
     res = run_demo(tmp_path, quick=True)
     for key in ("report", "loynes", "region"):
         assert res[key].exists() and res[key].stat().st_size > 0
-    assert "verdict" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "verdict" in printed
+    # it says what it is doing: the kernels, then each step with its time and file
+    assert printed.startswith("compiled kernels: ")
+    steps = [line for line in printed.splitlines() if line.startswith("[")]
+    assert [line[:5] for line in steps] == ["[1/3]", "[2/3]", "[3/3]"]
+    assert printed.count("done in ") == 3 and str(res["region"]) in printed
     assert out is main
     # the verdict grid follows (11): stable at low load for every p, unstable above (3)
     v = res["verdicts"]

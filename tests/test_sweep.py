@@ -404,6 +404,110 @@ def test_cli_sweep_needs_its_own_parameter(tmp_path, capsys, system, flags, matc
     assert len(err.strip().splitlines()) == 1 and match in err
 
 
+SMALL = ["--steps", "2048", "--horizon", "2048", "--workers", "0", "--quiet"]
+
+
+def test_cli_sweep_json_prints_the_rows_the_grid_and_how_it_ran(tmp_path, capsys):
+    import json
+
+    argv = ["sweep", "--system", "jpsw", "--servers", "2", "--loads", "0.6:1.2:2", "--p", "0:1",
+            "--out", str(tmp_path), *SMALL]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # stdout is the JSON document and nothing else
+    assert out["param_name"] == "p" and out["params"] == [0, 1] and out["loads"] == [0.6, 1.2]
+    assert out["verdicts"] == [["stable", "unstable"], ["stable", "unstable"]]
+    assert out["execution"] == {"mode": "in-process", "workers": 0, "reason": "max_workers=0"}
+    assert out["complete"] is True and out["checkpoint"] is None
+    assert [(r["p"], r["load"], r["verdict"]) for r in out["rows"]] == [
+        (0, 0.6, "stable"), (0, 1.2, "unstable"), (1, 0.6, "stable"), (1, 1.2, "unstable")]
+    assert out["rows"][0]["confidence"] is None  # inf (a theorem decided): null, as check --json
+    assert out["boundaries"]["(11)"][0] == pytest.approx(1.0)
+    csv = (tmp_path / "stability_map.csv").read_text().splitlines()
+    assert len(csv) == 5 and out["written"] == [str(tmp_path / "stability_map.csv"),
+                                                str(tmp_path / "stability_map.png")]
+    assert main(argv) == 0  # the same map as text
+    assert "0  SU" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("system", "verdicts", "bounds"), [
+    ("jsw", ["stable", "unstable"], {"(3)": [1.0]}),
+    ("random", ["stable", "unstable"], {"(3)": [1.0]}),
+    ("loss", ["stable", "stable"], {}),  # a loss system is stable at every load
+    ("jiq", ["stable", "unstable"], {}),
+])
+def test_cli_sweep_maps_the_systems_without_a_parameter(tmp_path, capsys, system, verdicts,
+                                                        bounds):
+    import json
+
+    assert main(["sweep", "--system", system, "--servers", "2", "--loads", "0.6:1.3:2",
+                 "--out", str(tmp_path), "--json", *SMALL]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["param_name"] == "system" and out["params"] == [system]
+    assert out["verdicts"] == [verdicts] and out["boundaries"] == bounds
+    assert [r["system"] for r in out["rows"]] == [system, system]
+    assert (tmp_path / "stability_map.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_sweep_takes_every_system_of_check(tmp_path):
+    from loynes.cli import SYSTEMS, make_parser
+    from loynes.stability_maps import FAMILY_PARAMETERS
+
+    assert set(SYSTEMS) == set(FAMILY_PARAMETERS)
+    for system in SYSTEMS:  # argparse exits on a --system it does not offer
+        args = make_parser().parse_args(["sweep", "--system", system, "--servers", "3",
+                                         "--loads", "1", "--out", str(tmp_path)])
+        assert args.system == system and SystemFamily(system, 3).values()
+
+
+@pytest.mark.parametrize("flags", [["--p", "0:1"], ["--d", "1:2"]])
+def test_cli_sweep_refuses_a_parameter_for_a_system_without_one(tmp_path, capsys, flags):
+    argv = ["sweep", "--system", "jsw", "--servers", "4", "--loads", "0.5:1:3",
+            "--out", str(tmp_path), *flags]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"{flags[0]} does not apply to --system jsw: it has no parameter" in err
+
+
+def test_cli_sweep_json_of_an_interrupted_run(tmp_path, capsys, monkeypatch):
+    import json
+
+    import loynes.stability_maps as sm
+
+    real, calls = sm.check_stability, []
+
+    def stop_at_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sm, "check_stability", stop_at_second)
+    argv = ["sweep", "--system", "jsw", "--servers", "2", "--loads", "0.6:1.2:3",
+            "--out", str(tmp_path), "--json", *SMALL]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["complete"] is False and out["execution"]["mode"] == "interrupted"
+    assert out["verdicts"][0][0] == "stable" and out["written"] == []
+    assert out["checkpoint"] == str(tmp_path / "stability_map.checkpoint.jsonl")
+    assert "run the same command again" in captured.err
+
+
+def test_system_family_parameters():
+    assert SystemFamily("leastofd", 3).values() == [1, 2, 3]
+    assert SystemFamily("split", 3).values() == [0, 1, 2]
+    fam = SystemFamily("loss", 3)
+    assert fam.param_name == "system" and fam.values() == ["loss"]
+    assert fam("loss") == fam(None) == rc.Loss(3)
+    with pytest.raises(ValueError, match="loss takes no parameter"):
+        fam(1)
+    with pytest.raises(ValueError, match="jpsw is swept over its parameter p: give an integer"):
+        SystemFamily("jpsw", 3)(None)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        SystemFamily("fcfs", 3)
+
+
 def test_stability_map_refuses_a_load_for_other_servers():
     with pytest.raises(ValueError, match="load for 6 servers but system_factory"):
         stability_map(SystemFamily("jpsw", 3), PoissonAtLoad(6, rc.dists.Exponential(1.0)),
