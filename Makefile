@@ -6,11 +6,20 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test docs lint bench studies clean-cache clean
 
+# The install: the venv with every extra (the docs' MathJax and the wheel's build tools among
+# them), and Chromium for the browser check of the site (tests/test_site.py), from apt when it
+# is missing and apt can install it (CI runs as root); without it that check skips, saying so.
+CHROMIUM := chromium chromium-browser google-chrome
+
 $(STAMP): pyproject.toml
 	@echo "installing queue-recursions and its extras into $(VENV) (once, a few minutes) ..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,plot,docs,tables]'
+	@for b in $(CHROMIUM); do command -v $$b >/dev/null && exit 0; done; \
+	if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else echo "Chromium is not installed (apt-get as root can): tests/test_site.py will skip"; fi
 	touch $(STAMP)
 
 # The demo says what it does as it goes: whether the kernels are compiled (first run) or
@@ -22,7 +31,9 @@ demo: $(STAMP)
 # make test starts cold, as a new machine does: the drivers and numba caches live in fresh
 # folders of its own (.test-cache/, ignored by git; never ~/.cache), emptied first, and the
 # docs build executes the notebooks from empty caches of its own too, so a kernel that only
-# compiles in a worker process or a notebook is compiled there.
+# compiles in a worker process or a notebook is compiled there. The built site is then opened
+# in headless Chromium (tests/test_site.py: formulas typeset, figures and links present;
+# screenshots in docs/_build/screenshots/), so that check runs after the docs build.
 TEST_CACHE := $(CURDIR)/.test-cache
 cold = QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/drivers NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/numba
 
@@ -30,8 +41,10 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	rm -rf $(TEST_CACHE) && mkdir -m 700 $(TEST_CACHE)
-	$(call cold,suite) $(PY) -m pytest --doctest-modules recursions coupling loynes tests
+	$(call cold,suite) $(PY) -m pytest --doctest-modules recursions coupling loynes tests \
+		--ignore=tests/test_site.py
 	$(call cold,docs) $(MAKE) --no-print-directory docs
+	$(PY) -m pytest tests/test_site.py
 
 # The site, in docs/_build/html: theory, user guide, API from the docstrings, and the notebooks,
 # each executed once here (a failing cell fails the build, -T prints it; make test runs them only
@@ -47,7 +60,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Every study in studies/ at full size: CSVs and figures into studies/results/ (hours; the
-# README's Findings section says how long each took). make test runs each with --quick.
+# docs' studies page, docs/studies.md, says how long each took). make test runs each with --quick.
 studies: $(STAMP)
 	for f in studies/[a-z]*.py; do $(PY) $$f || exit 1; done
 
