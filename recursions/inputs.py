@@ -107,6 +107,14 @@ class Input(ABC):
         """
         return True
 
+    def finite_service_moment(self, k: int) -> bool:
+        """Whether every service law has a finite ``k``-th moment (a fixed sequence has).
+
+        The central limit theorems behind the standard errors of mean waits and workloads
+        need ``k = 4`` (:meth:`recursions.SimulationResult.interval`).
+        """
+        return True
+
     @property
     def correlation_length(self) -> float:
         """Customers over which the input's own dependence decays (1 for i.i.d. input).
@@ -326,6 +334,9 @@ class Renewal(Input):
     @property
     def finite_variance(self) -> bool:  # noqa: D102
         return bool(math.isfinite(self.service.var) and math.isfinite(self.interarrival.var))
+
+    def finite_service_moment(self, k: int) -> bool:  # noqa: D102
+        return bool(self.service.finite_moment(k))
 
     @property
     def mean_service(self) -> float:  # noqa: D102
@@ -620,6 +631,9 @@ class MarkovModulated(Input):
     def finite_variance(self) -> bool:  # noqa: D102
         laws = (*self.interarrivals, *self.services)
         return bool(all(math.isfinite(d.var) for d in laws))
+
+    def finite_service_moment(self, k: int) -> bool:  # noqa: D102
+        return bool(all(d.finite_moment(k) for d in self.services))
 
     @property
     def correlation_length(self) -> float:

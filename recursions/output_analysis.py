@@ -31,14 +31,16 @@ The coverage this gives is measured in ``benchmarks/coverage.py`` and published 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .tables import Record
 
-__all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "interval", "mser",
-           "replication_interval", "von_neumann_z"]
+__all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "clt_failures", "interval", "mser",
+           "quantile_interval", "replication_interval", "von_neumann_z"]
 
 INDEPENDENCE_ALPHA = 0.1
 """Level of the one-sided lag-1 test of independence of the batch means."""
@@ -308,3 +310,138 @@ def replication_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0
     return _build(statistic, n.sum(axis=1, keepdims=True), d.sum(axis=1, keepdims=True),
                   theta, confidence, 1, n.shape[0] >= 2,
                   "" if n.shape[0] >= 2 else "one replication")
+
+
+def _crossing(grid: np.ndarray, tail: np.ndarray, level: float) -> float:
+    """The least ``w`` with ``tail(w) <= level``, linear between grid points (nan if none)."""
+    below = np.nonzero(tail <= level)[0]
+    if below.size == 0:
+        return math.nan
+    j = int(below[0])
+    if j == 0:
+        return float(grid[0])
+    t0, t1 = tail[j - 1], tail[j]
+    a = (t0 - level) / (t0 - t1) if t0 > t1 else 1.0
+    return float(grid[j - 1] + a * (grid[j] - grid[j - 1]))
+
+
+def quantile_interval(grid: np.ndarray, counts: np.ndarray, den: np.ndarray, q: float,
+                      confidence: float = 0.95, *, statistic: str = "quantile") -> Interval:
+    """The ``q``-quantile of a law whose tail is counted per batch on a grid, by sectioning.
+
+    Parameters
+    ----------
+    grid : numpy.ndarray
+        Levels, increasing, shape ``(G,)``.
+    counts : numpy.ndarray
+        Per batch, the count above each level, shape ``(replications, batches, G)``.
+    den : numpy.ndarray
+        Per batch, the count of observations, shape ``(replications, batches)``.
+    q : float
+        In ``(0, 1)``.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    Interval
+        The whole run's quantile; the half-width from the spread of the quantiles of merged
+        batches (sectioning: Alexopoulos, Goldsman, Mokashi and Wilson 2019 use it in their
+        sequential quantile procedures), with the batch size the independence test picks for
+        the indicator of exceeding the quantile.
+
+    Raises
+    ------
+    ValueError
+        When the grid does not reach the quantile.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> x = rng.exponential(size=(1, 64, 500))          # 64 batches of 500 Exp(1) draws
+    >>> grid = np.linspace(0, 10, 201)
+    >>> counts = (x[..., None] > grid).sum(axis=2)
+    >>> iv = quantile_interval(grid, counts, np.full((1, 64), 500.0), 0.5)
+    >>> iv.covers(np.log(2))
+    True
+    """
+    grid = np.asarray(grid, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64).reshape(-1, np.shape(den)[-1], grid.size)
+    d = _as_2d(den)
+    level = 1.0 - q
+    total = d.sum()
+    if not total > 0:
+        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
+                        "no observation")
+    value = _crossing(grid, c.sum(axis=(0, 1)) / total, level)
+    if math.isnan(value):
+        raise ValueError(f"{statistic}: the grid ends at {grid[-1]:g}, below the quantile "
+                         "(more than 1 - q of the observations lie above it): pass simulate "
+                         "a grid= that reaches further")
+    j = min(int(np.searchsorted(grid, value)), grid.size - 1)
+    ind = interval(c[..., j], d, confidence, statistic=statistic)  # picks the batch size
+    g = ind.batch_size
+    cm, dm = np.stack([_merge(c[..., i], g) for i in range(grid.size)], axis=-1), _merge(d, g)
+    qs = []
+    for r in range(cm.shape[0]):
+        for b in range(cm.shape[1]):
+            if dm[r, b] > 0:
+                qs.append(_crossing(grid, cm[r, b] / dm[r, b], level))
+    qa = np.asarray(qs)
+    if qa.size < 2 or np.any(np.isnan(qa)):
+        return Interval(statistic, value, math.nan, math.nan, confidence, 0, g, False,
+                        "a batch's quantile lies beyond the grid: pass a grid= reaching "
+                        "further, or run longer")
+    se = float(qa.std(ddof=1) / math.sqrt(qa.size))
+    half = _t_quantile(0.5 + confidence / 2.0, qa.size - 1) * se
+    return Interval(statistic, value, half, se, confidence, qa.size if ind.trusted else 0, g,
+                    ind.trusted, ind.reason)
+
+
+MEANS = ("mean_wait", "mean_workload", "mean_response", "mean_jobs", "overflow_work")
+"""Statistics whose batch means need ``E[sigma^4] < inf`` (:func:`clt_failures`)."""
+
+
+def clt_failures(input: Any, statistics: Sequence[str]) -> dict[str, str]:
+    """The statistics whose batch-means standard error has no central limit theorem behind it.
+
+    * Every statistic, when an interarrival or service law has an infinite variance: the
+      regeneration cycles of the queue (and the sums of service times in each batch) then
+      have an infinite variance, and batch means have no normal limit.
+    * Means of waits, workloads, response times and jobs, when ``E[sigma^4] = inf``: for the
+      single-server queue the waits' autocovariances are summable, so their time average
+      has a finite asymptotic variance, only when the service law has a finite fourth moment
+      (Daley 1968, "The serial correlation coefficients of waiting times in a stationary
+      single server queue"; the stationary wait has a finite variance only when
+      ``E[sigma^3] < inf``). Every server of these systems is such a queue, so the condition
+      is applied to all of them. Their quantiles (``wait_quantile``) need no moment.
+
+    Parameters
+    ----------
+    input : recursions.Input
+        The run's input.
+    statistics : sequence of str
+        The statistics to check.
+
+    Returns
+    -------
+    dict of str to str
+        The statistics that fail, with the reason.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> inp = rc.Poisson(0.5, rc.dists.Lomax(3.5, mean=1.0))   # E[sigma^4] = inf
+    >>> sorted(clt_failures(inp, ["p_wait", "mean_wait"]))
+    ['mean_wait']
+    """
+    if not input.finite_variance:
+        why = ("an interarrival or service law has an infinite variance, so batch means have "
+               "no normal limit: no standard error holds; use quantiles (wait_quantile)")
+        return {k: why for k in statistics}
+    if input.finite_service_moment(4):
+        return {}
+    why = ("the service law has E[sigma^4] = inf, so the time average has no finite "
+           "asymptotic variance (Daley 1968) and no standard error holds at any run length; "
+           "use quantiles (wait_quantile, workload_quantile)")
+    return {k: why for k in statistics if k in MEANS}

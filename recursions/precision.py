@@ -122,7 +122,7 @@ def _fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
 
 
 def _targets(precision: Any, statistics: Sequence[str] | None,
-             available: Sequence[str]) -> dict[str, float]:
+             available: Sequence[str], no_clt: Mapping[str, str]) -> dict[str, float]:
     if isinstance(precision, Mapping):
         wanted = {str(k): float(v) for k, v in precision.items()}
         if statistics is not None and set(statistics) != set(wanted):
@@ -140,6 +140,8 @@ def _targets(precision: Any, statistics: Sequence[str] | None,
         if name not in available:
             raise ValueError(f"statistics: {name!r} is not estimated for this system; choose "
                              f"among {sorted(available)}")
+        if name in no_clt:
+            raise ValueError(f"precision: {name} cannot be made precise: {no_clt[name]}")
         if not (math.isfinite(tol) and tol > 0):
             raise ValueError(f"precision must be a finite half-width > 0, got {tol!r} for "
                              f"{name}")
@@ -286,7 +288,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         spent = time.perf_counter() - t1
         stages += 1
         used += (n + fixed_warmup) * nrep
-        targets = _targets(precision, statistics, res.statistics)
+        targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
         names = list(targets)
         kept, _, steady = _kept(res, names, auto)
         ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +119,7 @@ class SimulationResult(Record):
     replication_interval: dict[str, Any] | None = None
     _sums: dict[str, tuple[np.ndarray, np.ndarray]] | None = field(default=None, repr=False,
                                                                    compare=False)
+    _no_clt: dict[str, str] | None = field(default=None, repr=False, compare=False)
     _prof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _den: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -164,7 +166,11 @@ class SimulationResult(Record):
             raise ValueError(f"statistic must be one of {sorted(sums)} for this run, got "
                              f"{statistic!r}")
         num, den = sums[statistic]
-        return interval(num, den, confidence, statistic=statistic)
+        iv = interval(num, den, confidence, statistic=statistic)
+        why = (self._no_clt or {}).get(statistic)
+        if why is not None:
+            return dataclasses.replace(iv, trusted=False, batches=0, reason=why)
+        return iv
 
     @property
     def statistics(self) -> tuple[str, ...]:
@@ -184,6 +190,71 @@ class SimulationResult(Record):
         True
         """
         return {k: self.interval(k).batches for k in self.statistics}
+
+    def wait_quantile(self, q: float, confidence: float = 0.95) -> Any:
+        """The ``q``-quantile of what arriving customers found at the server joined (the wait).
+
+        Valid where a mean is not: with a heavy-tailed service law the mean wait can have no
+        normal limit (:attr:`mean_wait` warns then), while a quantile always has one (it
+        needs only a positive density there). The point estimate comes from the whole run's
+        tail on :attr:`grid` (linear between its levels: pass ``simulate`` a finer ``grid=``
+        for more resolution); the interval from sectioning, the spread of the quantiles of
+        batches merged until they pass the independence test
+        (:func:`~recursions.output_analysis.interval` on the indicator of the quantile).
+
+        Parameters
+        ----------
+        q : float
+            In ``(0, 1)``.
+        confidence : float, default 0.95
+
+        Returns
+        -------
+        recursions.output_analysis.Interval
+
+        Raises
+        ------
+        ValueError
+            For ``q`` outside ``(0, 1)``, or a grid that does not reach the quantile.
+
+        Examples
+        --------
+        >>> import numpy as np, recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, batches=256, grid=np.linspace(0, 8, 161), rng=1)
+        >>> iv = res.wait_quantile(0.9)   # M/M/1: P(W > w) = rho exp(-(1 - rho) w)
+        >>> iv.covers(2 * np.log(5.0))
+        True
+        """
+        return self._quantile(q, confidence, self._fprof, self._fden, "wait_quantile")
+
+    def workload_quantile(self, q: float, confidence: float = 0.95) -> Any:
+        """The ``q``-quantile of a server's workload seen by arrivals (the profile ``x_w``).
+
+        As :meth:`wait_quantile`, for the law with tail ``x_w`` (:meth:`profile`).
+
+        Examples
+        --------
+        >>> import numpy as np, recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, batches=256, grid=np.linspace(0, 8, 161),
+        ...                   profile_every=1, rng=1)
+        >>> res.workload_quantile(0.9).covers(2 * np.log(5.0))   # M/M/1: as the wait
+        True
+        """
+        return self._quantile(q, confidence, self._prof, self._den, "workload_quantile")
+
+    def _quantile(self, q: float, confidence: float, counts: np.ndarray | None,
+                  den: np.ndarray | None, what: str) -> Any:
+        from .output_analysis import quantile_interval
+
+        if not (isinstance(q, (int, float)) and 0.0 < float(q) < 1.0):
+            raise ValueError(f"q must be a number in (0, 1), got {q!r}")
+        if counts is None or den is None or self.grid.size == 0 or np.ndim(counts) < 3:
+            raise ValueError(f"no {what.split('_')[0]} tail was accumulated by this run "
+                             "(queue-length engines keep none)")
+        return quantile_interval(self.grid, counts, den, float(q), confidence,
+                                 statistic=f"{what}({q:g})")
 
     def profile(self, w: Any) -> Estimate:
         """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.

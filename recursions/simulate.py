@@ -558,6 +558,7 @@ def simulate(
         batch_check=check,
         start="empty" if w0 is None else "given",
         _sums=sums,
+        _no_clt=_no_clt(system, input, sums),
         _prof=prof,
         _den=snaps * S,
         _fprof=fprof,
@@ -621,6 +622,16 @@ def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None
             return None
         out += [int(ks[0]), np.ascontiguousarray(ks[1], dtype=np.float64)]
     return out[0], out[1], out[2], out[3]
+
+
+def _no_clt(system: System, input: Input, sums: dict[str, Any]) -> dict[str, str]:
+    """The statistics without a valid standard error; FCFS systems warn about their waits."""
+    from .output_analysis import clt_failures
+
+    out = clt_failures(input, list(sums))
+    if system.fcfs and "mean_wait" in out:
+        dg.warn(f"{system!r}: mean_wait +- se: {out['mean_wait']}")
+    return out
 
 
 def _condition3_load(system: System, input: Input) -> float | None:

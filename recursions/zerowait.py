@@ -52,6 +52,7 @@ from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, Renewal
+from .output_analysis import clt_failures
 from .result import SimulationResult
 from .systems import JIQ
 
@@ -950,6 +951,8 @@ def simulate_queues(
                "p_all_busy": (acc[..., _ALLBUSY], arr),
                "mean_jobs": (acc[..., _JOBS_T], span),
                **({"p_block": (acc[..., _BLOCKED], arr)} if b > 0 else {})},
+        _no_clt=clt_failures(input, ["p_wait", "mean_wait", "busy_fraction", "p_all_busy",
+                                     "mean_jobs", "p_block"]),
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )

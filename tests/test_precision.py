@@ -196,3 +196,34 @@ def test_start_from_an_equilibrium_profile():
     assert res.start == "profile"
     with pytest.raises(TypeError, match="start must be"):
         rc.simulate(rc.JIQ(20), rc.Poisson(16.0, E(1.0)), steps=1000, start=3.0, rng=1)
+
+
+# -- estimands without a central limit theorem, and quantiles -------------------------------
+
+
+def test_heavy_service_means_have_no_standard_error_but_quantiles_do():
+    inp = rc.Poisson(0.5, rc.dists.Lomax(3.5, mean=1.0))  # E[sigma^4] = inf, E[sigma^3] < inf
+    with pytest.warns(rc.SimulationWarning, match="E\\[sigma\\^4\\] = inf"):
+        res = rc.simulate(rc.JSW(1), inp, steps=2**15, batches=128,
+                          grid=np.linspace(0, 400, 2001), rng=1)
+    iv = res.interval("mean_wait")
+    assert not iv.trusted and "Daley" in iv.reason
+    assert res.interval("p_wait").trusted  # a bounded indicator keeps its CLT
+    q = res.wait_quantile(0.75)
+    assert q.trusted and q.half_width > 0 and q.lower > 0
+    with pytest.raises(ValueError, match="cannot be made precise"):
+        rc.simulate(rc.JSW(1), inp, precision=0.1, statistics=["mean_wait"], rng=1)
+
+
+def test_wait_quantile_covers_mm1():
+    rho = 0.7
+    res = rc.simulate(*mm1(rho), steps=2**17, batches=256, grid=np.linspace(0, 60, 601),
+                      warmup=1000, rng=2)
+    for q in (0.5, 0.9, 0.99):
+        exact = max(0.0, math.log(rho / (1 - q)) / (1 - rho))  # P(W > w) = rho e^{-(1-rho) w}
+        iv = res.wait_quantile(q)
+        assert abs(iv.value - exact) < 4 * iv.se + 0.05, (q, iv, exact)
+    with pytest.raises(ValueError, match="reaches further"):
+        rc.simulate(*mm1(rho), steps=2**12, grid=[0.0, 0.5], rng=1).wait_quantile(0.99)
+    with pytest.raises(ValueError, match="q must be"):
+        res.wait_quantile(1.5)

@@ -448,6 +448,35 @@ class Law(ABC):
 
     # ---------------------------------------------------------------------------- support
 
+    def finite_moment(self, k: int) -> bool:
+        """Whether ``E[X^k]`` is finite.
+
+        The generic answer: from the mean for ``k = 1`` and the variance for ``k = 2``; beyond,
+        finite for a bounded law, and for every other law unless it overrides this (the
+        heavy-tailed :class:`~recursions.dists.Lomax` does; a scipy law is asked for the
+        moment itself).
+
+        Parameters
+        ----------
+        k : int
+            The order, ``>= 1``.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from recursions.dists import Exponential, Lomax
+        >>> Exponential(1.0).finite_moment(4), Lomax(3.5, mean=1.0).finite_moment(4)
+        (True, False)
+        """
+        if k <= 1:
+            return math.isfinite(self.mean)
+        if k == 2:
+            return math.isfinite(self.var)
+        return math.isfinite(self.var)
+
     @property
     def support_max(self) -> float:
         """The least ``b`` with ``P(X <= b) = 1``: ``inf`` for an unbounded law.

@@ -169,6 +169,10 @@ class Lomax(_HeavyTailed):
         """Mean ``scale / (shape - 1)``."""
         return self.scale / (self.shape - 1.0)
 
+    def finite_moment(self, k: int) -> bool:
+        """Whether ``E[X^k]`` is finite: ``k < shape``."""
+        return k < self.shape
+
     @property
     def var(self) -> float:
         """Variance ``scale**2 shape / ((shape - 1)**2 (shape - 2))``, ``inf`` if shape <= 2."""

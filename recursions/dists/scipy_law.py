@@ -129,6 +129,16 @@ class ScipyLaw(Law):
         """Variance, ``dist.var()`` (``dist.variance()``)."""
         return self._var
 
+    def finite_moment(self, k: int) -> bool:
+        """Whether ``E[X^k]`` is finite, as scipy computes the moment (``False`` when it fails)."""
+        if k <= 2 or math.isfinite(self.support_max):
+            return super().finite_moment(k)
+        try:
+            m = self.dist.moment(k)
+        except Exception:
+            return False
+        return bool(np.isfinite(m))
+
     @property
     def support_max(self) -> float:
         """The right end of ``dist.support()``."""
