@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -42,7 +43,8 @@ def test_finish_returns_rows_and_writes_csv_only_when_asked(tmp_path, monkeypatc
 def test_every_benchmark_returns_its_table(script):
     # each benchmark's entry points end in finish(...): its table goes to pandas and CSV
     text = (BENCH / script).read_text()
-    assert "from _tables import finish" in text and "finish(" in text.split("import finish")[1]
+    imported = re.search(r"^from _tables import [^\n]*\bfinish\b.*$", text, flags=re.M)
+    assert imported and "finish(" in text[imported.end():]
 
 
 def test_throughput_floors_compute_simulates_numbers(monkeypatch):
