@@ -87,7 +87,7 @@ import recursions as rc
 NAME = "jiq_conjecture"
 COLUMNS = ("law", "load", "servers", "p_wait", "p_wait_se", "sup_error", "sup_error_se",
            "arrivals", "warmup", "erlang_b", "transient_z", "sup_transient_z", "trend_z",
-           "lag1", "warned")
+           "lag1", "warned", "effective_batches", "trusted")
 RATE_COLUMNS = ("law", "load", "points", "n_min", "n_max", "rate", "rate_low", "rate_high",
                 "chi2_dof", "erlang_b_rate", "local_rate", "local_rate_low", "local_rate_high",
                 "erlang_b_local_rate", "poisson_rate")
@@ -164,6 +164,10 @@ def task(law: str, load: float, servers: int, arrivals: int, rng: Any = None) ->
         "trend_z": float("nan") if check is None else float(check.trend_z),
         "lag1": float("nan") if check is None else float(check.lag1),
         "warned": warned,
+        # the batch means behind p_wait's error, merged until independent (0: never), and
+        # whether both halves' intervals are trusted (SimulationResult.interval)
+        "effective_batches": min(a.interval("p_wait").batches, b.interval("p_wait").batches),
+        "trusted": a.interval("p_wait").trusted and b.interval("p_wait").trusted,
     }
 
 

@@ -76,7 +76,8 @@ NAME = "jpsw_boundary"
 COLUMNS = ("servers", "p", "arrivals", "service", "critical_load", "ci_low", "ci_high",
            "half_width", "condition_11_load", "condition_8_load", "condition_8_se",
            "condition_8_exact", "condition_3_load", "grey_low", "grey_high", "steps",
-           "replications", "checks", "alpha_per_check", "loss_steps")
+           "replications", "checks", "alpha_per_check", "loss_steps",
+           "condition_8_batches", "condition_8_trusted")
 
 CASES = (("poisson", "exponential"), ("poisson", "deterministic"), ("poisson", "lognormal4"),
          ("erlang4", "exponential"), ("hyperexp4", "exponential"))
@@ -148,29 +149,32 @@ def exact_condition_8(arrivals: str, servers: int, p: int) -> float:
 
 
 def simulated_condition_8(arrivals: str, service: str, servers: int, p: int, guess: float,
-                          steps: int, seed: Any) -> tuple[float, float]:
+                          steps: int, seed: Any) -> tuple[float, float, int, bool]:
     """Root of ``lambda * overflow work per customer = S - p`` from the simulated loss system.
 
     ``g`` is estimated at ``guess * (1 -+ 0.02)`` with the same seed (common random numbers),
     and the root found by the secant; its standard error is the larger batch-means error of
-    ``g`` divided by the slope.
+    ``g`` divided by the slope. Also the fewer effective batches of the two runs' overflow
+    intervals, and whether both are trusted (:meth:`recursions.SimulationResult.interval`).
     """
     import warnings
 
-    pts = []
+    pts, ivs = [], []
     for load in (guess * 0.98, guess * 1.02):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rc.SimulationWarning)
             res = rc.simulate(rc.Loss(p), make_input(arrivals, service, servers, load),
                               steps=steps, warmup=steps // 8, replications=2, rng=seed)
         ow = res.overflow_work
+        ivs.append(res.interval("overflow_work"))
         rate = load * servers
         pts.append((load, rate * ow.value - (servers - p), rate * ow.se))
     (x1, g1, s1), (x2, g2, s2) = pts
     slope = (g2 - g1) / (x2 - x1)
+    batches, trusted = min(iv.batches for iv in ivs), all(iv.trusted for iv in ivs)
     if not slope > 0:
-        return math.nan, math.nan
-    return float(x1 - g1 / slope), float(max(s1, s2) / slope)
+        return math.nan, math.nan, batches, trusted
+    return float(x1 - g1 / slope), float(max(s1, s2) / slope), batches, trusted
 
 
 def search(servers: int, p: int, arrivals: str, service: str, rng: Any, *, width: float,
@@ -222,11 +226,13 @@ def search(servers: int, p: int, arrivals: str, service: str, rng: Any, *, width
     exact8 = exact_condition_8(arrivals, servers, p)
     out["condition_8_exact"] = exact8
     if (arrivals, service) == ("poisson", "exponential"):
-        out.update(condition_8_load=exact8, condition_8_se=0.0, loss_steps=0)
+        out.update(condition_8_load=exact8, condition_8_se=0.0, loss_steps=0,
+                   condition_8_batches=0, condition_8_trusted=True)  # exact: no interval
     else:
-        v, se = simulated_condition_8(arrivals, service, servers, p, exact8, loss_steps,
-                                      seeds[MAX_CHECKS])
-        out.update(condition_8_load=v, condition_8_se=se, loss_steps=loss_steps)
+        v, se, nb, ok = simulated_condition_8(arrivals, service, servers, p, exact8,
+                                              loss_steps, seeds[MAX_CHECKS])
+        out.update(condition_8_load=v, condition_8_se=se, loss_steps=loss_steps,
+                   condition_8_batches=nb, condition_8_trusted=ok)
     return out
 
 
