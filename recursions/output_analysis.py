@@ -48,6 +48,11 @@ INDEPENDENCE_ALPHA = 0.1
 MIN_BATCHES = 16
 """The fewest pooled batch means an interval is built on (15 degrees of freedom)."""
 
+MAX_BATCHES = 32
+"""The most pooled batch means an interval is built on: batches that passed the test are merged
+further down to this many (a lag-1 test misses the long, slowly decaying correlations of
+waits near saturation, which larger batches absorb)."""
+
 
 @dataclass(frozen=True)
 class Interval(Record):
@@ -211,7 +216,7 @@ def _t_quantile(p: float, dof: int) -> float:
 
 def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
              statistic: str = "value", min_batches: int = MIN_BATCHES,
-             alpha: float = INDEPENDENCE_ALPHA) -> Interval:
+             max_batches: int = MAX_BATCHES, alpha: float = INDEPENDENCE_ALPHA) -> Interval:
     """The confidence interval of ``sum(num) / sum(den)`` from its batch sums.
 
     Parameters
@@ -263,6 +268,8 @@ def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
         return _build(statistic, n, d, theta, confidence, last, False,
                       f"the batch means stay correlated down to {R * (B // last)} batches: "
                       "the run is too short for its correlation time")
+    while R * (B // (found * 2)) >= max_batches:  # no more than max_batches batch means
+        found *= 2
     return _build(statistic, n, d, theta, confidence, found, True, "")
 
 
