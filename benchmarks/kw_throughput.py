@@ -241,7 +241,7 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
 
 def streams_of(seed):
     """The service and interarrival Generators of ``rc.simulate(..., rng=seed)``'s stream."""
-    from recursions._rng import as_seed_sequence, child
+    from recursions.rng import as_seed_sequence, child
 
     sd = as_seed_sequence(seed).spawn(1)[0]
     return rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]

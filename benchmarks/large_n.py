@@ -140,7 +140,7 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
 
 def heap_streams(seed):
     """Service, interarrival and routing Generators of ``rc.simulate(..., rng=seed)``."""
-    from recursions._rng import as_seed_sequence, child, forward_generator
+    from recursions.rng import as_seed_sequence, child, forward_generator
 
     sd = as_seed_sequence(seed).spawn(1)[0]
     gs, gt = rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]

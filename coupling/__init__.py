@@ -71,7 +71,7 @@ __all__ = [
     "perfect_sample",
     "renovation_index",
     "size_biased_sample",
-    "strategies",
+    "strategies",  # noqa: F822 - loaded on first use (__getattr__): it needs hypothesis
     "support_max",
     "tilted_sampler",
 ]

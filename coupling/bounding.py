@@ -215,10 +215,10 @@ import numpy as np
 
 import recursions as rc
 from recursions import maps
-from recursions._jit import jit
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_input, check_int, check_system
 from recursions.codes import EnvelopeBase
+from recursions.jit import jit
+from recursions.rng import RngLike, as_seed_sequence
+from recursions.validation import check_input, check_int, check_system
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from recursions import dists
-from recursions._jit import jit
+from recursions.jit import jit
 
 __all__ = ["ReversedQueue", "size_biased_sample", "support_max"]
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int, check_system
+from recursions.rng import RngLike, as_seed_sequence
 from recursions.systems import System
 from recursions.tables import Record
+from recursions.validation import check_int, check_system
 
 from ._layout import layout, refines
 

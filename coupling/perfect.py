@@ -87,20 +87,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import recursions as rc
-from recursions._jit import jit
-from recursions._memory import require_memory
-from recursions._rng import RngLike, as_seed_sequence, child
-from recursions._validate import (
+from recursions.backward import run_window
+from recursions.estimate import Estimate
+from recursions.jit import jit
+from recursions.rng import RngLike, as_seed_sequence, child
+from recursions.tables import Record
+from recursions.validation import (
     check_bool,
     check_count,
     check_input,
     check_int,
     check_positive,
     check_system,
+    require_memory,
 )
-from recursions.backward import run_window
-from recursions.estimate import Estimate
-from recursions.tables import Record
 
 from .dominating import ReversedQueue, support_max
 from .ra_walk import RAWalk, ra_known_from
@@ -355,7 +355,7 @@ class PerfectSample(Record):
         return perfect_sample(self, ax, bins=bins, exact=exact)
 
     def _repr_html_(self) -> str:
-        from recursions._summary import html_table
+        from recursions.tables import html_table
 
         return html_table("PerfectSample", [
             ("system", self.system), ("input", self.input), ("method", self.method),

@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 from recursions import dists
-from recursions._jit import jit
-from recursions._validate import check_int
+from recursions.jit import jit
+from recursions.validation import check_int
 
 from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 

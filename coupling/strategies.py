@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from recursions._validate import check_int, check_positive, check_system
 from recursions.systems import System
+from recursions.validation import check_int, check_positive, check_system
 
 from ._layout import layout, sizes
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 
 import recursions as rc
-from recursions._validate import check_int, check_real
+from recursions.validation import check_int, check_real
 
 from .tilting import cramer_root, log_mgf
 

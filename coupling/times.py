@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from recursions._rng import RngLike, as_seed_sequence, child, forward_generator
-from recursions._validate import check_input, check_int, check_system
 from recursions.estimate import Estimate
 from recursions.inputs import Input
+from recursions.rng import RngLike, as_seed_sequence, child, forward_generator
 from recursions.systems import System
 from recursions.tables import Record
+from recursions.validation import check_input, check_int, check_system
 
 __all__ = ["CouplingTimeResult", "coupling_time"]
 

@@ -509,7 +509,7 @@ def _size(n: int) -> str:
 
 def run_cache(args: argparse.Namespace) -> int:
     """``cache``: print the cache folders and their sizes, or remove them with ``--clear``."""
-    from recursions._cache import drivers_root
+    from recursions.drivers import drivers_root
 
     folders = rc.cache_folders()
     if not args.clear:

@@ -14,8 +14,8 @@ import numbers
 
 import numpy as np
 
-from recursions._validate import check_int, check_nonnegative, check_positive, check_real
 from recursions.dists import as_law
+from recursions.validation import check_int, check_nonnegative, check_positive, check_real
 
 __all__ = [
     "critical_rate_3",

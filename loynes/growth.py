@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 
 import recursions as rc
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import (
+from recursions.rng import RngLike, as_seed_sequence
+from recursions.validation import (
     check_count,
     check_input,
     check_int,

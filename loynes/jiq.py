@@ -89,9 +89,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from recursions._validate import check_points, check_positive
 from recursions.dists import Law, as_law
 from recursions.tables import Record
+from recursions.validation import check_points, check_positive
 
 __all__ = [
     "JIQEquilibrium",
@@ -552,7 +552,7 @@ class JIQEquilibrium(Record):
         return draw(self, ax, w_max=w_max, times=times)
 
     def _repr_html_(self) -> str:
-        from recursions._summary import html_table
+        from recursions.tables import html_table
 
         return html_table("JIQEquilibrium", [
             ("rate per server λ", self.rate_per_server), ("service", repr(self.service)),

@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from recursions._jit import jit
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_int, check_positive
 from recursions.estimate import Estimate
-from recursions.redundancy import JobClass, Redundancy, _as_classes, class_probs, free_system_work
+from recursions.jit import jit
+from recursions.redundancy import JobClass, Redundancy, as_classes, class_probs, free_system_work
+from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import Record
+from recursions.validation import check_int, check_positive
 
 __all__ = [
     "CriticalRate",
@@ -209,7 +209,7 @@ class RedundancyFixedPoint(Record):
         return draw(self, ax, w_max=w_max)
 
     def _repr_html_(self) -> str:
-        from recursions._summary import html_table
+        from recursions.tables import html_table
 
         return html_table("RedundancyFixedPoint", [
             ("rate per server λ", self.rate_per_server), ("load x_0 = P(W > 0)", self.load),
@@ -291,7 +291,7 @@ def redundancy_fixed_point(classes: Any, rate_per_server: float, *, rng: RngLike
     >>> bool(np.max(np.abs(fp.profile(w) - exact)) < 1e-4), round(fp.load, 4)
     (True, 0.5)
     """
-    cls = _as_classes(classes)
+    cls = as_classes(classes)
     lam = check_positive(rate_per_server, "rate_per_server")
     samples = check_int(balance_samples, "balance_samples", 2)
     h, wmax = _defaults(cls, h, wmax)
@@ -418,7 +418,7 @@ def redundancy_critical_rate(classes: Any, servers: int | None = None, *,
     >>> redundancy_critical_rate(JobClass(3, 2, rc.dists.Exponential(2.0))).value
     1.0
     """
-    cls = _as_classes(classes)
+    cls = as_classes(classes)
     pi = class_probs(cls)
     lower = 1.0 / float(sum(p * c.d * c.mean_size for p, c in zip(pi, cls, strict=True)))
     if servers is not None:

@@ -7,9 +7,8 @@ import math
 import numpy as np
 
 import recursions as rc
-from recursions._memory import require_memory
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_count, check_input, check_int
+from recursions.rng import RngLike, as_seed_sequence
+from recursions.validation import check_count, check_input, check_int, require_memory
 
 __all__ = ["renovation_probability"]
 

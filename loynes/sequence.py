@@ -36,9 +36,15 @@ import numpy as np
 
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
-from recursions._memory import require_memory
-from recursions._rng import BLOCK, RngLike
-from recursions._validate import check_count, check_input, check_int, check_real, check_system
+from recursions.rng import BLOCK, RngLike
+from recursions.validation import (
+    check_count,
+    check_input,
+    check_int,
+    check_real,
+    check_system,
+    require_memory,
+)
 
 from .basis import Basis
 
@@ -178,7 +184,7 @@ class LoynesResult:
         return loynes_result(self, ax)
 
     def _repr_html_(self) -> str:
-        from recursions._summary import html_table
+        from recursions.tables import html_table
 
         total = self.total_workload
         return html_table("LoynesResult", [

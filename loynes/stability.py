@@ -24,9 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 import recursions as rc
-from recursions._memory import require_memory
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_count, check_input, check_int, check_real
+from recursions.rng import RngLike, as_seed_sequence
+from recursions.validation import check_count, check_input, check_int, check_real, require_memory
 
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import recursions as rc
-from recursions._rng import RngLike
-from recursions._validate import check_int
+from recursions.rng import RngLike
 from recursions.tables import to_pandas, to_xarray
+from recursions.validation import check_int
 
 from .closed_forms import critical_rate_3, critical_rate_11
 from .stability import check_stability
@@ -263,7 +263,7 @@ class StabilityMap:
     def _repr_html_(self) -> str:
         import html
 
-        from recursions._summary import html_table
+        from recursions.tables import html_table
 
         counts = ", ".join(f"{int(np.sum(self.verdicts == v))} {v}" for v in MARKS
                            if np.any(self.verdicts == v))

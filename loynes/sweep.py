@@ -54,9 +54,9 @@ from typing import Any
 
 import numpy as np
 
-from recursions._rng import RngLike, as_seed_sequence
-from recursions._validate import check_bool, check_int
+from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import EXTRA, Table, column
+from recursions.validation import check_bool, check_int
 
 from .checkpoint import Checkpoint, identity
 from .runners import (
@@ -468,6 +468,9 @@ def _sweep(func: Callable[..., Any], grid: Grid, *, rng: RngLike, client: Any, p
     refuse_in_bootstrapping_worker()
     replications = int(replications)
     n = len(points) * replications
+    # per task: its seed, its point and its row (about 2 KB with the bookkeeping)
+    require_memory(2048.0 * n, f"a sweep of {n:,} tasks ({len(points):,} points x "
+                   f"{replications} replications)", "use a smaller grid or fewer replications")
     if checkpoint is not None and rng is None:
         raise ValueError("checkpoint needs a fixed rng (an int, a Generator or a SeedSequence): "
                          "rng=None draws new seeds in every run, so a rerun could not resume")

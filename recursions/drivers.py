@@ -44,14 +44,15 @@ from typing import Any
 import numpy as np
 
 from . import _cache
+from ._cache import drivers_root
 from ._cache import temporary_name as _temporary_name  # noqa: F401 - tests use it here
 from ._jit import JIT_OPTIONS
 from ._jit import jit as _project_jit
 from ._stats import N_STATS, empty_path
 from .codes import LawCode
 
-__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "heap_drivers",
-           "uses_one_pass", "warm"]
+__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_root",
+           "heap_drivers", "uses_one_pass", "warm"]
 
 ENGINE_SOURCES = ("_engine.py", "_jit.py", "_cache.py", "_stats.py", "codes.py", "maps.py",
                   "vectors.py", "dists/kernel.py")

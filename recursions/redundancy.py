@@ -37,7 +37,7 @@ from .systems import System
 if TYPE_CHECKING:
     from .inputs import PoissonArrivals, RenewalArrivals
 
-__all__ = ["JobClass", "Redundancy", "free_system_work"]
+__all__ = ["JobClass", "Redundancy", "as_classes", "class_probs", "free_system_work"]
 
 _MEAN_SAMPLES = 20_000
 """Jobs drawn to estimate the mean size of a class given by a joint sampler only."""
@@ -180,7 +180,12 @@ class JobClass:
         return np.asarray(self.size.sample(gen, n * self.d), dtype=np.float64).reshape(n, self.d)
 
 
-def _as_classes(classes: Any) -> tuple[JobClass, ...]:
+def as_classes(classes: Any) -> tuple[JobClass, ...]:
+    """``classes`` (one :class:`JobClass` or a sequence of them) as a checked tuple.
+
+    Raises ``TypeError`` for anything but job classes and ``ValueError`` for none, or for
+    weights that are all zero (the check :class:`Redundancy` makes; ``loynes`` uses it too).
+    """
     if isinstance(classes, JobClass):
         classes = [classes]
     try:
@@ -262,7 +267,7 @@ class Redundancy(System):
 
     def __post_init__(self) -> None:
         s = check_int(self.servers, "servers", 1)
-        cls = _as_classes(self.classes)
+        cls = as_classes(self.classes)
         for i, c in enumerate(cls):
             if c.d > s:
                 raise ValueError(f"classes[{i}]: d = {c.d} exceeds servers = {s}")

@@ -10,8 +10,8 @@ import pytest
 import coupling as cp
 import recursions as rc
 from coupling.bounding import bounded_method, bounded_sample, interval_step
-from coupling.perfect import _ARRIVAL
-from recursions._rng import as_seed_sequence, child
+from coupling.perfect import _ARRIVAL  # noqa: PLC2701
+from recursions.rng import as_seed_sequence, child
 from tests import naive
 
 D = rc.dists

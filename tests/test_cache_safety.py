@@ -19,7 +19,7 @@ import numba
 import pytest
 
 import recursions as rc
-from recursions import _cache
+from recursions import _cache  # noqa: PLC2701
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,8 +16,8 @@ import pytest
 import coupling
 import loynes
 import recursions
-from recursions._rng import RngLike
-from recursions._validate import check_int, check_points, check_positive, check_real
+from recursions.rng import RngLike
+from recursions.validation import check_int, check_points, check_positive, check_real
 
 # modules owned by the laws' refactoring (their rng is a Generator argument or not yet moved)
 _ELSEWHERE = ("recursions.dists", "recursions.zerowait")

@@ -29,7 +29,7 @@ from coupling.strategies import (
     workloads,
 )
 from coupling.times import coupling_time
-from recursions._rng import as_seed_sequence, child, forward_generator
+from recursions.rng import as_seed_sequence, child, forward_generator
 
 NOT_MONOTONE = [rc.JpSW(2, 1), rc.JpSW(4, 2), rc.Loss(1), rc.Loss(3), rc.JIQ(2), rc.JIQ(5)]
 MONOTONE = [

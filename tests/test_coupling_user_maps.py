@@ -19,8 +19,8 @@ import coupling as cp
 import loynes as ly
 import recursions as rc
 from coupling import monotone as mono
-from recursions._rng import as_seed_sequence, child, forward_generator
 from recursions.codes import LOST
+from recursions.rng import as_seed_sequence, child, forward_generator
 from recursions.vectors import add_at_rank, drain
 
 D = rc.dists

@@ -20,9 +20,9 @@ import loynes as ly
 import recursions as rc
 from coupling.perfect import CouplingNotReached
 from loynes.checks import RESOLUTION_ULPS, near_one
-from loynes.sequence import _checkpoint_spacing
-from recursions._validate import MAX_COUNT, SCALE_MAX, SCALE_MIN
+from loynes.sequence import _checkpoint_spacing  # noqa: PLC2701
 from recursions.inputs import PoissonArrivals
+from recursions.validation import MAX_COUNT, SCALE_MAX, SCALE_MIN
 
 E = rc.dists.Exponential
 SMALL = {"steps": 256, "horizon": 256, "rng": 1}

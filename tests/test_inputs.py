@@ -7,7 +7,7 @@ import pytest
 import scipy.stats
 
 import recursions as rc
-from recursions._rng import BLOCK
+from recursions.rng import BLOCK
 
 E = rc.dists.Exponential
 

@@ -16,7 +16,7 @@ from coupling.strategies import (
     times,
     uniforms,
 )
-from recursions import _stats as eng
+from recursions import _stats as eng  # noqa: PLC2701
 from tests import naive
 
 SYSTEMS = [

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import recursions as rc
-from recursions import _engine, drivers, maps
+from recursions import _engine, drivers, maps  # noqa: PLC2701
 
 from . import naive
 

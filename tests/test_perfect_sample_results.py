@@ -269,8 +269,8 @@ class _SizeRouted(rc.JIQ):
 
 
 def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
-    from coupling.perfect import _ARRIVAL, found_at_zero
-    from recursions._rng import child
+    from coupling.perfect import _ARRIVAL, found_at_zero  # noqa: PLC2701
+    from recursions.rng import child
     from tests import naive
 
     w = np.array([[0.5, 1.0, 2.0], [0.0, 1.0, 2.0], [1.0, 2.0, 3.0]])

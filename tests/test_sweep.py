@@ -17,7 +17,7 @@ import pytest
 
 import recursions as rc
 from loynes.cli import main
-from loynes.runners import _main_from_unreadable_file
+from loynes.runners import _main_from_unreadable_file  # noqa: PLC2701
 from loynes.stability import check_stability
 from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
 from loynes.sweep import NOT_RUN, as_table, expand_grid, sweep
@@ -690,3 +690,15 @@ def test_dask_killed_worker_keeps_finished_rows(tmp_path, monkeypatch):
     for i, e in enumerate(err):
         if e is None:
             assert info.value.table["value"][i] == done["value"][i]
+
+
+def test_a_sweep_too_large_for_memory_is_refused_before_any_work():
+    calls = []
+
+    def f(a, rng):
+        calls.append(a)
+        return a
+
+    with pytest.raises(MemoryError, match="sweep of .* tasks"):
+        sweep(f, {"a": [1, 2]}, replications=2**50, max_workers=0, progress=False)
+    assert calls == []

@@ -29,7 +29,7 @@ import coupling as cp
 import loynes as ly
 import recursions as rc
 from coupling.strategies import sorted_workloads, times, uniforms
-from recursions.drivers import _cache_key, compiled_drivers
+from recursions.drivers import _cache_key, compiled_drivers  # noqa: PLC2701
 from recursions.vectors import add_at_rank, drain, random_rank
 
 E = rc.dists.Exponential
@@ -674,7 +674,7 @@ def test_step_with_an_unreadable_source_file_gets_uncached_drivers():
 
 
 def test_temporary_driver_files_have_unique_names(tmp_path):
-    from recursions.drivers import _temporary_name
+    from recursions.drivers import _temporary_name  # noqa: PLC2701
 
     target = tmp_path / "drivers_abc.py"
     names = {_temporary_name(target) for _ in range(100)}

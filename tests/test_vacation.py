@@ -13,9 +13,9 @@ import loynes as ly
 import recursions as rc
 from coupling.vacation import (
     VacationTemplate,
-    _empty_queue_candidates,
-    _Server,
-    _Walk,
+    _empty_queue_candidates,  # noqa: PLC2701
+    _Server,  # noqa: PLC2701
+    _Walk,  # noqa: PLC2701
     vacation_draw,
 )
 

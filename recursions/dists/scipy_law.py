@@ -29,7 +29,7 @@ def _is_frozen_scipy(obj: Any) -> bool:
     """Whether ``obj`` is a frozen ``scipy.stats`` distribution (``rv_frozen``)."""
     if not type(obj).__module__.startswith("scipy.stats"):
         return False
-    from scipy.stats._distn_infrastructure import rv_frozen
+    from scipy.stats._distn_infrastructure import rv_frozen  # noqa: PLC2701 - no public name
 
     return isinstance(obj, rv_frozen)
 
@@ -39,7 +39,7 @@ def _is_new_scipy(obj: Any) -> bool:
     if not type(obj).__module__.startswith("scipy.stats"):
         return False
     try:
-        from scipy.stats._probability_distribution import _ProbabilityDistribution
+        from scipy.stats._probability_distribution import _ProbabilityDistribution  # noqa: PLC2701 - no public name
     except ImportError:  # pragma: no cover - scipy < 1.15
         return False
     return isinstance(obj, _ProbabilityDistribution)
@@ -152,7 +152,7 @@ class ScipyLaw(Law):
     @property
     def _discrete(self) -> bool:
         if self._new:
-            from scipy.stats._distribution_infrastructure import DiscreteDistribution
+            from scipy.stats._distribution_infrastructure import DiscreteDistribution  # noqa: PLC2701 - no public name
 
             return isinstance(self.dist, DiscreteDistribution)
         return isinstance(self.dist.dist, stats.rv_discrete)
