@@ -56,7 +56,7 @@ import numpy as np
 
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import EXTRA, Table, column
-from recursions.validation import check_bool, check_int
+from recursions.validation import check_bool, check_int, require_memory
 
 from .checkpoint import Checkpoint, identity
 from .runners import (

@@ -699,6 +699,6 @@ def test_a_sweep_too_large_for_memory_is_refused_before_any_work():
         calls.append(a)
         return a
 
-    with pytest.raises(MemoryError, match="sweep of .* tasks"):
+    with pytest.raises(MemoryError, match=r"sweep of .* tasks"):
         sweep(f, {"a": [1, 2]}, replications=2**50, max_workers=0, progress=False)
     assert calls == []
