@@ -355,7 +355,7 @@ class PerfectSample(Record):
         return perfect_sample(self, ax, bins=bins, exact=exact)
 
     def _repr_html_(self) -> str:
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         return html_table("PerfectSample", [
             ("system", self.system), ("input", self.input), ("method", self.method),

@@ -552,7 +552,7 @@ class JIQEquilibrium(Record):
         return draw(self, ax, w_max=w_max, times=times)
 
     def _repr_html_(self) -> str:
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         return html_table("JIQEquilibrium", [
             ("rate per server λ", self.rate_per_server), ("service", repr(self.service)),

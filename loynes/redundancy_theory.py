@@ -209,7 +209,7 @@ class RedundancyFixedPoint(Record):
         return draw(self, ax, w_max=w_max)
 
     def _repr_html_(self) -> str:
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         return html_table("RedundancyFixedPoint", [
             ("rate per server λ", self.rate_per_server), ("load x_0 = P(W > 0)", self.load),

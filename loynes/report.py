@@ -138,7 +138,7 @@ class StabilityReport:
         return stability_report(self, ax, level=level)
 
     def _repr_html_(self) -> str:
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         rows: list[tuple[str, Any]] = [
             ("system", self.system), ("input", self.input),

@@ -184,7 +184,7 @@ class LoynesResult:
         return loynes_result(self, ax)
 
     def _repr_html_(self) -> str:
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         total = self.total_workload
         return html_table("LoynesResult", [

@@ -263,7 +263,7 @@ class StabilityMap:
     def _repr_html_(self) -> str:
         import html
 
-        from recursions.tables import html_table
+        from recursions.summary import html_table
 
         counts = ", ".join(f"{int(np.sum(self.verdicts == v))} {v}" for v in MARKS
                            if np.any(self.verdicts == v))

@@ -40,14 +40,12 @@ __all__ = [
     "SCALE_MIN",
     "check_bool",
     "check_count",
-    "check_input",
     "check_int",
     "check_nonnegative",
     "check_points",
     "check_positive",
     "check_real",
     "check_scale",
-    "check_system",
 ]
 
 SCALE_MIN = 1e-100
@@ -285,63 +283,6 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
-
-
-def check_input(value: Any, name: str = "input") -> Any:
-    """``value`` if it is a :class:`recursions.Input`, else a ``TypeError`` naming it.
-
-    Parameters
-    ----------
-    value : Any
-        What was given.
-    name : str, default "input"
-        The parameter's name.
-
-    Returns
-    -------
-    recursions.Input
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> check_input(rc.JSW(2))
-    Traceback (most recent call last):
-    ...
-    TypeError: input must be a recursions input, got JSW
-    """
-    from .inputs import Input  # here, not above: the inputs module uses these checks
-
-    if not isinstance(value, Input):
-        raise TypeError(f"{name} must be a recursions input, got {type(value).__name__}")
-    return value
-
-
-def check_system(value: Any, name: str = "system") -> Any:
-    """``value`` if it is a :class:`recursions.System`, else a ``TypeError`` naming it.
-
-    Parameters
-    ----------
-    value : Any
-        What was given.
-    name : str, default "system"
-        The parameter's name.
-
-    Returns
-    -------
-    recursions.System
-
-    Examples
-    --------
-    >>> check_system("JSW")
-    Traceback (most recent call last):
-    ...
-    TypeError: system must be a recursions system, got str
-    """
-    from .systems import System  # here, not above: the systems module uses these checks
-
-    if not isinstance(value, System):
-        raise TypeError(f"{name} must be a recursions system, got {type(value).__name__}")
-    return value
 
 
 def check_points(value: Any, name: str) -> np.ndarray:

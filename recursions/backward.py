@@ -14,9 +14,8 @@ import numpy as np
 
 from . import _stats as st
 from ._rng import BLOCK, BlockRng, RngLike, as_seed_sequence, child
-from ._validate import check_input, check_system
-from .inputs import Input
-from .systems import System
+from .inputs import Input, check_input
+from .systems import System, check_system
 
 __all__ = ["BackwardDraws", "iterate"]
 

@@ -50,6 +50,7 @@ __all__ = [
     "PoissonArrivals",
     "Renewal",
     "RenewalArrivals",
+    "check_input",
 ]
 
 
@@ -701,3 +702,30 @@ class MarkovModulated(Input):
         states = path[::-1].copy()
         sigma, tau = self._fill(gens, states)
         return sigma, tau, int(states[0]) if n else carry
+
+
+def check_input(value: Any, name: str = "input") -> Any:
+    """``value`` if it is a :class:`recursions.Input`, else a ``TypeError`` naming it.
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str, default "input"
+        The parameter's name.
+
+    Returns
+    -------
+    recursions.Input
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> check_input(rc.JSW(2))
+    Traceback (most recent call last):
+    ...
+    TypeError: input must be a recursions input, got JSW
+    """
+    if not isinstance(value, Input):
+        raise TypeError(f"{name} must be a recursions input, got {type(value).__name__}")
+    return value

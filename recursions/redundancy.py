@@ -29,9 +29,10 @@ import numpy as np
 from . import maps
 from ._jit import jit
 from ._rng import RngLike, as_seed_sequence
-from ._validate import check_input, check_int, check_nonnegative, check_positive, check_real
+from ._validate import check_int, check_nonnegative, check_positive, check_real
 from .codes import HeapPolicy
 from .dists import as_law
+from .inputs import check_input
 from .systems import System
 
 if TYPE_CHECKING:

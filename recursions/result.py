@@ -357,7 +357,7 @@ class SimulationResult(Record):
         return simulation(self, ax, level=level)
 
     def _repr_html_(self) -> str:
-        from ._summary import html_table
+        from .summary import html_table
 
         names = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
                  "p_loss", "p_block", "overflow_work", "mean_jobs", "mean_response",

@@ -12,19 +12,12 @@ from . import _stats as eng
 from . import diagnostics as dg
 from ._memory import require_memory
 from ._rng import RngLike, as_seed_sequence, child, forward_generator
-from ._validate import (
-    MAX_COUNT,
-    check_count,
-    check_input,
-    check_int,
-    check_positive,
-    check_system,
-)
+from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .codes import LawCode
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input, Renewal
+from .inputs import Input, Renewal, check_input
 from .result import SimulationResult
-from .systems import System
+from .systems import System, check_system
 from .zerowait import simulate_queues
 
 __all__ = ["SimulationResult", "simulate"]

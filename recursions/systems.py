@@ -28,8 +28,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from . import maps
-from ._validate import check_input, check_int, check_nonnegative, check_system
+from ._validate import check_int, check_nonnegative
 from .codes import EnvelopeBase, HeapPolicy
+from .inputs import check_input
 
 __all__ = [
     "JIQ",
@@ -761,3 +762,29 @@ class SplitBound(System):
 
     def _block_note(self) -> str:
         return f" within each block (loss block w[:{self.p}], JSW block w[{self.p}:])"
+
+
+def check_system(value: Any, name: str = "system") -> Any:
+    """``value`` if it is a :class:`recursions.System`, else a ``TypeError`` naming it.
+
+    Parameters
+    ----------
+    value : Any
+        What was given.
+    name : str, default "system"
+        The parameter's name.
+
+    Returns
+    -------
+    recursions.System
+
+    Examples
+    --------
+    >>> check_system("JSW")
+    Traceback (most recent call last):
+    ...
+    TypeError: system must be a recursions system, got str
+    """
+    if not isinstance(value, System):
+        raise TypeError(f"{name} must be a recursions system, got {type(value).__name__}")
+    return value

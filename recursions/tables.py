@@ -15,9 +15,6 @@ errors as variables. pandas and xarray are an optional extra::
     pip install 'queue-recursions[tables]'
 
 without which those two methods raise an ``ImportError`` that says so.
-
-:func:`html_table` writes the compact two-column HTML table a result shows in Jupyter
-(``_repr_html_``); the result types of ``coupling`` and ``loynes`` use it too.
 """
 
 from __future__ import annotations
@@ -32,8 +29,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ._summary import html_table
-
 if TYPE_CHECKING:
     import pandas as pd
     import xarray as xr
@@ -44,7 +39,6 @@ __all__ = [
     "Rows",
     "Table",
     "column",
-    "html_table",
     "plain",
     "record_dict",
     "to_pandas",

@@ -3,8 +3,10 @@
 ``coupling``, ``loynes``, the benchmarks and the studies check their arguments with these
 functions, so that a wrong *type* raises ``TypeError`` and a wrong *value* ``ValueError``
 worded alike across the project (``servers must be an integer >= 1, got 0``). The checks live
-in ``recursions/_validate.py`` (the memory check in ``recursions/_memory.py``); this module is
-the public name other packages import them by.
+in ``recursions/_validate.py``, beside the classes they check for (:func:`check_input` in
+:mod:`recursions.inputs`, :func:`check_system` in :mod:`recursions.systems`) and in
+``recursions/_memory.py`` (:func:`require_memory`); this module is the public name other
+packages import them by.
 
 Examples
 --------
@@ -22,15 +24,15 @@ from ._validate import (
     SCALE_MIN,
     check_bool,
     check_count,
-    check_input,
     check_int,
     check_nonnegative,
     check_points,
     check_positive,
     check_real,
     check_scale,
-    check_system,
 )
+from .inputs import check_input
+from .systems import check_system
 
 __all__ = [
     "MAX_COUNT",

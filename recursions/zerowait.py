@@ -46,12 +46,12 @@ import numpy as np
 from ._jit import jit
 from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
-from ._validate import MAX_COUNT, check_count, check_input
+from ._validate import MAX_COUNT, check_count
 from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input, Renewal
+from .inputs import Input, Renewal, check_input
 from .output_analysis import clt_failures
 from .result import SimulationResult
 from .systems import JIQ

@@ -1,7 +1,8 @@
 """Compact HTML summaries of results, for Jupyter's ``_repr_html_``.
 
 A result shows a small two-column table (what, value) instead of its long dataclass repr; an
-:class:`~recursions.Estimate` is shown as ``value ± se``.
+:class:`~recursions.Estimate` is shown as ``value ± se``. The result types of ``coupling`` and
+``loynes`` use :func:`html_table` too.
 """
 
 from __future__ import annotations
