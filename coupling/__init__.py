@@ -12,8 +12,8 @@ name                                               module
 ``strategies`` (hypothesis strategies; imported    :mod:`coupling.strategies`
 on first use, needs hypothesis)
 ``coupling_time``, ``CouplingTimeResult``          :mod:`coupling.times`
-``perfect_sample``, ``PerfectSample``,             :mod:`coupling.perfect`
-``CouplingNotReached``
+``perfect_sample``, ``PerfectSample``              :mod:`coupling.perfect`
+``CouplingNotReached``                             :mod:`coupling.errors`
 ``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
 ``support_max``
 ``renovation_index``                               :mod:`coupling.perfect`

@@ -216,14 +216,15 @@ import numpy as np
 import recursions as rc
 from recursions import maps
 from recursions.codes import EnvelopeBase
+from recursions.inputs import is_renewal
 from recursions.jit import jit
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.validation import check_input, check_int, check_system
 from recursions.vectors import add_at_rank, drain, random_rank
 
 from .dominating import ReversedQueue
+from .errors import CouplingNotReached
 from .perfect import (
-    CouplingNotReached,
     PerfectSample,
     _draw_fcfs,
     _Walks,
@@ -585,7 +586,7 @@ def _check_load(system: rc.System, inp: rc.Renewal, jiq: bool, p: int, a: float,
     if a < limit:
         return
     note = ""
-    if not jiq and isinstance(inp, rc.Poisson):
+    if not jiq and inp.poisson:
         inside = a * _erlang_b(p, a) < S - p
         note = (f"; Theorem 1 ({'holds' if inside else 'fails'} here: lam E[sigma] "
                 f"B(p, lam E[sigma]) = {a * _erlang_b(p, a):.4g} vs S - p = {S - p}) "
@@ -754,7 +755,7 @@ def bounded_method(system: rc.System, input: rc.Input, *, start_time: float | No
     jiq, p = _kind(system)
     check_input(input)
     system.check_input(input)
-    if not isinstance(input, rc.Renewal):
+    if not is_renewal(input):
         raise ValueError("bounding processes need renewal arrivals (Poisson or GI) to draw the "
                          f"dominating queue backwards, got {type(input).__name__}")
     S = system.servers

@@ -89,6 +89,7 @@ import numpy as np
 import recursions as rc
 from recursions.backward import run_window
 from recursions.estimate import Estimate
+from recursions.inputs import is_poisson, is_renewal
 from recursions.jit import jit
 from recursions.rng import RngLike, as_seed_sequence, child
 from recursions.tables import Record
@@ -102,7 +103,8 @@ from recursions.validation import (
     require_memory,
 )
 
-from .dominating import ReversedQueue, support_max
+from .dominating import ReversedQueue
+from .errors import CouplingNotReached
 from .ra_walk import RAWalk, ra_known_from
 from .tilting import mgf
 
@@ -115,10 +117,6 @@ __all__ = ["CouplingNotReached", "PerfectSample", "perfect_sample"]
 _ROUTING = 2**32 - 1  # child of a draw's seed feeding a dominated map's routing uniforms
 _SEARCHES = 2**32 - 2  # child of the root seed feeding the searches behind dominated_by=
 _ARRIVAL = 2**32 - 3  # child of a draw's seed: the routing (and service) of the customer at 0
-
-
-class CouplingNotReached(RuntimeError):
-    """The backward search hit its cap without coupling (no sample is returned)."""
 
 
 @dataclass(frozen=True)
@@ -415,7 +413,7 @@ def found_at_zero(system: rc.System, input: rc.Input, samples: np.ndarray,
         return None
     service = None
     if not system.joins_by_state:
-        if not isinstance(input, rc.Renewal):
+        if not is_renewal(input):
             return None
         service = input.service
     step, params = system.drivers.step_once, system.params
@@ -435,10 +433,6 @@ def _mean_estimate(x: Any) -> Estimate:
     if x.size < 2:
         return Estimate(float(x.mean()) if x.size else math.nan, math.nan)
     return Estimate(float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)))
-
-
-def _is_poisson(inp: rc.Input) -> bool:
-    return isinstance(inp, rc.Renewal) and inp.interarrival.exponential_rate is not None
 
 
 def _run(system: rc.System, start: np.ndarray, t_start: float, times: np.ndarray,
@@ -1147,7 +1141,7 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
             rho = inp.mean_service / (servers * inp.mean_interarrival)
             big = servers * (rho - 0.5) >= 3.5 or servers >= 80
             return "vacation" if big else "dominated-cyclic"
-        if _is_poisson(inp):
+        if inp.poisson:
             return "dominated"
         raise ValueError(
             f"no exact sampler here for FCFS with this service and non-Poisson arrivals: {why}; "
@@ -1155,7 +1149,7 @@ def _jsw_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> str:
             "method='dominated' takes any service law with a mean")
     if method not in _JSW_METHODS:
         raise ValueError(f"method for JSW must be one of {_JSW_METHODS}, got {method!r}")
-    if method == "dominated" and not _is_poisson(inp):
+    if method == "dominated" and not inp.poisson:
         raise ValueError("method 'dominated' (reversed M/G/1 queues) needs Poisson "
                          "arrivals; use 'dominated-cyclic' or 'dominated-walk' for GI arrivals")
     return method
@@ -1508,9 +1502,8 @@ def perfect_sample(
                          f"only, got method={method!r} for {type(system).__name__} (for "
                          "J_{p+1}SW and JIQ: coupling.bounded_sample(..., method=...))")
     own_bound = math.inf  # the system's own bound on each coordinate, where it declares one
-    if system.monotone and system.bounded_by_service:
-        own_bound = (support_max(getattr(input, "service", None)) if hasattr(input, "service")
-                     else math.inf)
+    if system.monotone and system.bounded_by_service and input.renewal:
+        own_bound = input.service_bound
     if upper is None and math.isfinite(own_bound):
         upper = np.full(S, own_bound)
     # each branch binds run_one(seed) -> (state, customers back, time back) for one draw
@@ -1520,7 +1513,7 @@ def perfect_sample(
             what = "the system" if bound is None else f"the bound {bound!r}"
             raise ValueError(f"{what} is not stable (load per server {rho:.4g} >= 1): "
                              "there is no stationary law to sample")
-        if not isinstance(input, rc.Renewal):
+        if not is_renewal(input):
             raise ValueError("exact sampling of JSW (FCFS G/G/S) needs renewal arrivals "
                              f"(Poisson or GI), got {type(input).__name__}")
         method, walks = fcfs_sampler(input, method, S)
@@ -1534,10 +1527,8 @@ def perfect_sample(
                                     functools.partial(_DominatedMap, system))
     elif system.has_loss and system.bounded_by_service and not system.monotone:  # renovation
         method = "renovation"
-        b = support_max(input.service) if hasattr(input, "service") else math.inf
-        if isinstance(input, rc.Periodic):
-            b = max(input.sigma)
-        if _is_poisson(input):
+        b = input.service_bound
+        if is_poisson(input):
             _, tcap = horizons("renovation (Poisson arrivals)", "time", given,
                                8.0 * input.mean_interarrival, 1e6 * input.mean_interarrival)
             run_one = functools.partial(_draw_loss_poisson, system=system, inp=input, cap=tcap)

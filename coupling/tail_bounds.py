@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 
 import recursions as rc
+from recursions.inputs import is_renewal
 from recursions.validation import check_int, check_real
 
 from .tilting import cramer_root, log_mgf
@@ -89,7 +90,7 @@ def fcfs_workload_bound(servers: int, input: rc.Input, delta: float) -> float | 
     True
     """
     delta = check_real(delta, "delta", 0.0, 1.0, open_lo=True, open_hi=True)
-    if not isinstance(input, rc.Renewal):
+    if not is_renewal(input):
         return None
     S = check_int(servers, "servers", 1)
     es, et = input.mean_service, input.mean_interarrival

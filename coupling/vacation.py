@@ -68,8 +68,10 @@ import numpy as np
 
 import recursions as rc
 from recursions import dists
+from recursions.inputs import is_renewal
 
 from .dominating import size_biased_sample
+from .errors import CouplingNotReached
 from .ra_walk import RAWalk
 
 __all__ = ["VacationTemplate", "vacation_draw"]
@@ -163,7 +165,7 @@ class VacationTemplate:
 
     def __post_init__(self) -> None:
         inp, S = self.input, int(self.servers)
-        if not isinstance(inp, rc.Renewal):
+        if not is_renewal(inp):
             raise ValueError("the vacation bound needs renewal arrivals (Poisson or GI), got "
                              f"{type(inp).__name__}")
         lam, mu = 1.0 / inp.mean_interarrival, 1.0 / inp.mean_service
@@ -299,8 +301,6 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start_ti
         The sorted workload vector seen by the customer arriving at 0, the number of
         customers back at which the sandwich closed, and how long ago that was (``T``).
     """
-    from .perfect import CouplingNotReached
-
     S, a, b = template.servers, template.a, template.b
     inp = template.input
     g_arr, g_srv = gen.spawn(2)

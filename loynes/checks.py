@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import recursions as rc
+from recursions.inputs import is_poisson, is_renewal
 
 from .basis import Basis
 from .closed_forms import erlang_b
@@ -185,12 +186,8 @@ def near_one(value: float, ulps: float = RESOLUTION_ULPS) -> bool:
 _EPS = 2.0**-52
 
 
-def _is_poisson(inp: rc.Input) -> bool:
-    return isinstance(inp, rc.Renewal) and inp.interarrival.exponential_rate is not None
-
-
 def _random_renewal(inp: rc.Input) -> bool:
-    return isinstance(inp, rc.Renewal) and (inp.service.var + inp.interarrival.var) > 0
+    return is_renewal(inp) and (inp.service.var + inp.interarrival.var) > 0
 
 
 # -- shared pieces ------------------------------------------------------------------------
@@ -204,7 +201,7 @@ def condition_3(chk: Check, role: str = "necessary") -> Condition:
                    f"E[sigma] = {es:.6g}, E[tau] = {et:.6g}, S = {S:g}")
     chk.conditions.append(c3)
     chk.evidence["load per server"] = rho
-    if isinstance(chk.input, rc.Periodic):
+    if chk.input.period is not None:
         chk.evidence["period"] = chk.input.period
     return c3
 
@@ -245,7 +242,7 @@ def fails_3(chk: Check, c3: Condition) -> StabilityReport | None:
 def _increment_variance(chk: Check) -> float:
     """Asymptotic variance per customer of ``sigma - S tau`` (exact for renewal input)."""
     S, inp = chk.system.capacity, chk.input
-    if isinstance(inp, rc.Renewal):
+    if is_renewal(inp):
         return float(inp.service.var + S * S * inp.interarrival.var)
     sig, tau = inp.sample(2**16, rng=next(chk.seeds))
     batch = (sig - S * tau).reshape(64, -1).mean(axis=1)  # batch means: correlations in
@@ -310,7 +307,7 @@ def growth_test(chk: Check, prefix: str = "") -> StabilityReport | None:
                          "growth per unit time": g.value / et, "growth t": tstat,
                          "growth p-value": p, "growth test level": chk.level,
                          "growth test start (work per server)": start})
-    if isinstance(chk.input, rc.Periodic):
+    if chk.input.period is not None:
         chk.evidence["growth per period"] = g.value * chk.input.period
     if p < chk.level:
         return chk.report("unstable", Basis(
@@ -376,7 +373,7 @@ def check_load(chk: Check) -> StabilityReport:
         "Kiefer-Wolfowitz; random routing: S single-server queues)"))
 
 
-@register("loss", tests=lambda chk: 0 if _is_poisson(chk.input) else 1)
+@register("loss", tests=lambda chk: 0 if is_poisson(chk.input) else 1)
 def check_loss(chk: Check) -> StabilityReport:
     """Loss systems are bounded; with condition (9) they have a unique stationary regime."""
     c9 = condition_9(chk)
@@ -412,12 +409,12 @@ LOSS_REPLICATIONS = 2
 def condition_9(chk: Check) -> Condition:
     """Condition (9), the renovation event's probability, exact for Poisson input."""
     inp = chk.input
-    if _is_poisson(inp):
+    if is_poisson(inp):
         # exp(-a) > 0 for every finite a, even where the float underflows (a > 745)
         ren = rc.Estimate(math.exp(-inp.offered_load), 0.0)
         how = "Poisson input: exp(-lambda E[sigma]) > 0"
         holds: bool | None = True
-    elif isinstance(inp, rc.Renewal) and math.isinf(inp.interarrival.support_max):
+    elif is_renewal(inp) and math.isinf(inp.interarrival.support_max):
         # the event is tau_{-1} >= max(M_{-1}, sigma_{-1}), M the largest residual of the
         # infinite-server system: finite a.s. (E sigma < inf) and independent of tau_{-1},
         # whose unbounded law exceeds any finite level with positive probability
@@ -440,7 +437,7 @@ def _loss_conditions(chk: Check, p: int) -> tuple[Condition, Condition, Conditio
     S, es, et = chk.system.servers, chk.input.mean_service, chk.input.mean_interarrival
     cap = (S - p) * et
     c9 = condition_9(chk)
-    if _is_poisson(chk.input):
+    if is_poisson(chk.input):
         a = chk.input.offered_load
         b = erlang_b(p, a)
         v = es * b / cap
@@ -543,7 +540,7 @@ def _condition_budget(chk: Check, c: Condition) -> dict[str, Any]:
             c.name: "the steps at which the estimate would be clear of 1"}
 
 
-@register("jpsw", tests=lambda chk: 1 if _is_poisson(chk.input) else 3)
+@register("jpsw", tests=lambda chk: 1 if is_poisson(chk.input) else 3)
 def check_jpsw(chk: Check) -> StabilityReport:
     """J_{p+1}SW: Theorem 1 ((8) and (9)) for stability, growth for instability."""
     c3 = condition_3(chk)
@@ -552,7 +549,7 @@ def check_jpsw(chk: Check) -> StabilityReport:
         return bad
     c9, _, c8 = _loss_conditions(chk, chk.system.p)
     if c8.holds and c9.holds:
-        exact = _is_poisson(chk.input)
+        exact = is_poisson(chk.input)
         return chk.report("stable", Basis(
             "theorem" if exact else "test", "theorem-1", 0.0 if exact else chk.alpha,
             "(8) and (9) hold (Theorem 1): the p-server loss system's overflow is within the "
@@ -567,7 +564,7 @@ def check_jpsw(chk: Check) -> StabilityReport:
     return undecided(chk, f"{where}; no significant growth within the budget", extra)
 
 
-@register("split", tests=lambda chk: 0 if _is_poisson(chk.input) else 2)
+@register("split", tests=lambda chk: 0 if is_poisson(chk.input) else 2)
 def check_split(chk: Check) -> StabilityReport:
     """The split bound: its JSW block is stable iff it gets less work than it can do, (8)."""
     c3 = condition_3(chk)
@@ -575,7 +572,7 @@ def check_split(chk: Check) -> StabilityReport:
     if bad is not None:
         return bad
     c9, _, c8 = _loss_conditions(chk, chk.system.p)
-    exact = _is_poisson(chk.input)
+    exact = is_poisson(chk.input)
     kind, err = ("theorem", 0.0) if exact else ("test", chk.alpha)
     if c8.holds and c9.holds:
         return chk.report("stable", Basis(kind, "split-bound", err,
@@ -590,14 +587,14 @@ def check_split(chk: Check) -> StabilityReport:
                       _condition_budget(chk, c8))
 
 
-@register("jiq", tests=lambda chk: 0 if _is_poisson(chk.input) else 1)
+@register("jiq", tests=lambda chk: 0 if is_poisson(chk.input) else 1)
 def check_jiq(chk: Check) -> StabilityReport:
     """JIQ: stable below load 1 for Poisson input (a busy server gets each arrival w.p. 1/S)."""
     c3 = condition_3(chk, "necessary and sufficient for Poisson input")
     bad = fails_3(chk, c3)
     if bad is not None:
         return bad
-    if _is_poisson(chk.input):
+    if is_poisson(chk.input):
         return chk.report("stable", Basis(
             "theorem", "jiq-poisson", 0.0,
             "(3) holds and the input is Poisson: while a server is busy it receives each "

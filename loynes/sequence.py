@@ -36,6 +36,7 @@ import numpy as np
 
 import recursions as rc
 from coupling.tail_bounds import fcfs_workload_bound
+from recursions.inputs import is_renewal
 from recursions.rng import BLOCK, RngLike
 from recursions.validation import (
     check_count,
@@ -234,7 +235,7 @@ def _drift_and_variance(system: rc.System, input: rc.Input,
     """``mu = S E[tau] - E[sigma]`` and the asymptotic variance of ``sigma - S tau``."""
     S = system.capacity  # S for unit-speed servers
     mu = S * input.mean_interarrival - input.mean_service
-    if isinstance(input, rc.Renewal):
+    if is_renewal(input):
         return mu, float(input.service.var + S * S * input.interarrival.var)
     sig, tau, _ = draws.window(2**16)  # cached blocks, reused by the sequence itself
     batch = (sig - S * tau).reshape(64, -1).mean(axis=1)  # batch means: the asymptotic

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import recursions as rc
+from recursions.inputs import is_poisson
 from recursions.rng import RngLike
 from recursions.tables import to_pandas, to_xarray
 from recursions.validation import check_int
@@ -402,8 +403,6 @@ def _auto_boundaries(system_factory: Callable[[Any], rc.System],
     The input's rate must be proportional to the load. For JSW (FCFS G/G/S) and random routing
     (S single-server queues) condition (3) is the whole boundary: stable exactly below it.
     """
-    from .checks import _is_poisson
-
     try:
         made = {p: system_factory(p) for p in params}
         inputs = [input_factory(x) for x in (loads[0], loads[-1])]
@@ -413,7 +412,7 @@ def _auto_boundaries(system_factory: Callable[[Any], rc.System],
     exact3 = {p: s for p, s in made.items() if type(s) in (rc.JSW, rc.RandomRouting)}
     if len(systems) < len(made) and len(exact3) < len(made):
         return {}
-    ends = [i for i in inputs if isinstance(i, rc.Renewal) and _is_poisson(i)]
+    ends = [i for i in inputs if is_poisson(i)]
     if len(ends) < len(inputs) or loads[0] <= 0:
         return {}
     k = _rate(ends[0]) / loads[0]  # rate per unit of load

@@ -24,7 +24,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import numpy as np
 
@@ -51,6 +51,8 @@ __all__ = [
     "Renewal",
     "RenewalArrivals",
     "check_input",
+    "is_poisson",
+    "is_renewal",
 ]
 
 
@@ -66,9 +68,34 @@ class Input(ABC):
         Whether the input carries arrival times only: its service times are placeholders
         (:class:`PoissonArrivals`, :class:`RenewalArrivals`), for systems that draw each job's
         work themselves. ``System.check_input`` refuses such inputs elsewhere.
+    renewal : bool
+        Whether the input is renewal input (:class:`Renewal` and its subclasses): i.i.d.
+        interarrival and service times with laws ``interarrival`` and ``service``, which the
+        exact samplers and the closed forms of ``coupling`` and ``loynes`` need
+        (:func:`is_renewal` tells a type checker so too).
+
+    What the samplers need is declared here, as systems declare what they can do:
+    :attr:`renewal`, :attr:`poisson`, :attr:`service_bound` and :attr:`period`; no other
+    module tests an input's class.
     """
 
     arrivals_only: ClassVar[bool] = False
+    renewal: ClassVar[bool] = False
+
+    @property
+    def poisson(self) -> bool:
+        """Whether the arrivals are Poisson: renewal input with exponential interarrival times."""
+        return False
+
+    @property
+    def service_bound(self) -> float:
+        """Least ``b`` with ``P(sigma <= b) = 1``: ``inf`` if unbounded (or not known)."""
+        return math.inf
+
+    @property
+    def period(self) -> int | None:
+        """Customers in one period of a periodic input; ``None`` for inputs that are not."""
+        return None
 
     # -- the hooks -------------------------------------------------------------------------
     @abstractmethod
@@ -327,10 +354,19 @@ class Renewal(Input):
 
     interarrival: Any
     service: Any
+    renewal: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "interarrival", as_law(self.interarrival, "interarrival"))
         object.__setattr__(self, "service", as_law(self.service, "service"))
+
+    @property
+    def poisson(self) -> bool:  # noqa: D102
+        return self.interarrival.exponential_rate is not None
+
+    @property
+    def service_bound(self) -> float:  # noqa: D102
+        return float(self.service.support_max)
 
     @property
     def finite_variance(self) -> bool:  # noqa: D102
@@ -510,6 +546,10 @@ class Periodic(Input):
     def period(self) -> int:
         """Number of customers in one period."""
         return self._s.size
+
+    @property
+    def service_bound(self) -> float:  # noqa: D102
+        return float(max(self.sigma))
 
     @property
     def correlation_length(self) -> float:
@@ -729,3 +769,31 @@ def check_input(value: Any, name: str = "input") -> Any:
     if not isinstance(value, Input):
         raise TypeError(f"{name} must be a recursions input, got {type(value).__name__}")
     return value
+
+
+def is_renewal(inp: Input) -> TypeGuard[Renewal]:
+    """Whether ``inp`` declares renewal input (:attr:`Input.renewal`), narrowing its type.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> is_renewal(rc.Poisson(1.0, rc.dists.Exponential(1.0)))
+    True
+    >>> is_renewal(rc.Periodic([1.0], [2.0]))
+    False
+    """
+    return inp.renewal
+
+
+def is_poisson(inp: Input) -> TypeGuard[Renewal]:
+    """Whether ``inp`` declares Poisson arrivals (:attr:`Input.poisson`), narrowing its type.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> is_poisson(rc.Renewal(rc.dists.Exponential(2.0), rc.dists.Deterministic(0.3)))
+    True
+    >>> is_poisson(rc.Renewal(rc.dists.Deterministic(0.5), rc.dists.Exponential(1.0)))
+    False
+    """
+    return inp.renewal and inp.poisson

@@ -15,7 +15,7 @@ from ._rng import RngLike, as_seed_sequence, child, forward_generator
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .codes import LawCode
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input, Renewal, check_input
+from .inputs import Input, Renewal, check_input, is_renewal
 from .result import SimulationResult
 from .systems import System, check_system
 from .zerowait import simulate_queues
@@ -606,7 +606,7 @@ def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None
     ``None`` otherwise (the input is drawn in blocks outside: modulated and periodic inputs,
     scipy laws, HyperExponential and Coxian, the laws left out of :data:`KERNEL_LAWS`).
     """
-    if not isinstance(input, Renewal) or type(input)._forward is not Renewal._forward:
+    if not is_renewal(input) or type(input)._forward is not Renewal._forward:
         return None
     out: list[Any] = []
     for law in (input.service, input.interarrival):

@@ -51,7 +51,7 @@ from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input, Renewal, check_input
+from .inputs import Input, check_input, is_poisson
 from .output_analysis import clt_failures
 from .result import SimulationResult
 from .systems import JIQ
@@ -758,10 +758,6 @@ def _policy(system: Any) -> tuple[int, int, int, int]:
     )
 
 
-def _is_poisson(inp: Input) -> bool:
-    return isinstance(inp, Renewal) and inp.interarrival.exponential_rate is not None
-
-
 def simulate_queues(
     system: QueuePolicy | JIQ,
     input: Input,
@@ -848,7 +844,7 @@ def simulate_queues(
         raise ValueError(f"{system!r} serves each job for its service time, but {input!r} "
                          "carries arrivals only (its service times are placeholders): give an "
                          "input with a service law, e.g. rc.Poisson(rate, service)")
-    if not _is_poisson(input):
+    if not is_poisson(input):
         raise ValueError(
             "input must be Poisson (rc.Poisson, or a Renewal with exponential interarrival "
             f"times), got {input!r}"
