@@ -270,6 +270,22 @@ def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence:
     return dataclasses.replace(out, **extra)
 
 
+def _guarded(iv: Interval, prev: tuple[float, float] | None, seen: float) -> Interval:
+    """``iv`` with the larger of its standard error and the last stage's, scaled to this one.
+
+    The run stops the first time an interval is narrow enough, which favours a stage whose
+    standard error came out small by chance; the previous stage's estimate of the same
+    asymptotic variance (``se^2 n`` is about constant) guards against that.
+    """
+    if prev is None or not iv.trusted or not (seen > 0):
+        return iv
+    se_prev, seen_prev = prev
+    scaled = se_prev * math.sqrt(seen_prev / seen)
+    if not scaled > iv.se:
+        return iv
+    return dataclasses.replace(iv, se=scaled, half_width=iv.half_width * scaled / iv.se)
+
+
 def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool,
                    confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, auto: bool, nrep: int,
@@ -282,6 +298,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
     n = min(n, cap)
     t0, used, stages = time.perf_counter(), 0, 0
+    prev: dict[str, tuple[float, float]] = {}  # name -> (se, observations) of the last stage
     while True:
         t1 = time.perf_counter()
         res = stage(n)
@@ -292,6 +309,9 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         names = list(targets)
         kept, _, steady = _kept(res, names, auto)
         ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}
+        seen = {k: float(kept[k][1].sum()) for k in names}
+        ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}
+        prev = {k: (ivs[k].se, seen[k]) for k in names if ivs[k].trusted}
         tol = {k: targets[k] * (abs(ivs[k].value) if relative else 1.0) for k in names}
         short = [k for k in names
                  if not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]

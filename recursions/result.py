@@ -165,6 +165,9 @@ class SimulationResult(Record):
         if statistic not in sums:
             raise ValueError(f"statistic must be one of {sorted(sums)} for this run, got "
                              f"{statistic!r}")
+        rep = self.precision
+        if rep is not None and statistic in rep.intervals and rep.confidence == confidence:
+            return rep.intervals[statistic]  # what the run-until-precise procedure decided on
         num, den = sums[statistic]
         iv = interval(num, den, confidence, statistic=statistic)
         why = (self._no_clt or {}).get(statistic)
