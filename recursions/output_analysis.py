@@ -268,8 +268,8 @@ def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
         return _build(statistic, n, d, theta, confidence, last, False,
                       f"the batch means stay correlated down to {R * (B // last)} batches: "
                       "the run is too short for its correlation time")
-    while R * (B // (found * 2)) >= max_batches:  # no more than max_batches batch means
-        found *= 2
+    while R * (B // found) > max_batches and R * (B // (found * 2)) >= min_batches:
+        found *= 2  # no more than max_batches batch means (none fewer than min_batches)
     return _build(statistic, n, d, theta, confidence, found, True, "")
 
 
