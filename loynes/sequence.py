@@ -254,7 +254,7 @@ def _plateau_horizon(system: rc.System, input: rc.Input, draws: rc.BackwardDraws
     mu, v = _drift_and_variance(system, input, draws)
     if not math.isfinite(v):
         return math.inf, "infinite variance: no calibrated plateau length"
-    floor = PLATEAU_FLOOR * max(1, getattr(input, "period", 1))
+    floor = PLATEAU_FLOOR * max(1, input.period or 1)
     n_min = max(float(floor), PLATEAU_SCALE * v / (mu * mu))
     return n_min, f"n_min = 8 v / mu^2 = {n_min:.3g} (load {rho:.4g})"
 
