@@ -24,6 +24,8 @@ from typing import Any
 __all__ = ["Checkpoint", "CheckpointMismatch"]
 
 FORMAT = "queue-recursions sweep checkpoint 1"
+HEAD = '{"format": "' + FORMAT + '"'
+"""How the first line of every checkpoint begins."""
 
 Results = dict[int, tuple[dict[str, Any] | None, str | None]]
 
@@ -75,36 +77,74 @@ class Checkpoint:
     >>> ck.load()
     {}
     >>> ck.append(0, {"x": 1.5}, None); ck.close()
-    >>> Checkpoint(path, identity(func="f")).load()
+    >>> again = Checkpoint(path, identity(func="f"))
+    >>> again.load()
     {0: ({'x': 1.5}, None)}
+    >>> again.close()
     """
 
     def __init__(self, path: str | os.PathLike[str], ident: Mapping[str, Any]) -> None:
         self.path = Path(path)
         self.ident = dict(ident)
         self._fh: Any = None
+        self._done: Results = {}
 
-    def load(self) -> Results:
-        """The finished tasks of an earlier run (tasks that raised are left out: they rerun).
+    def open(self) -> None:
+        """Open the file for this run, locked against other sweeps, and read what it holds.
+
+        Creates the file (and its folder) with the sweep's head line when it is new; cuts off a
+        line left half-written by a killed run.
 
         Raises
         ------
+        ValueError
+            When the file cannot be opened, or another running sweep holds it.
         CheckpointMismatch
-            When the file was written by a sweep with other arguments, or is not a checkpoint.
+            When it was written by a sweep with other arguments, or is not a checkpoint.
         """
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return {}
-        text = self.path.read_text()
-        lines = text.splitlines()
-        if len(lines) == 1 and not text.endswith("\n"):  # killed while writing the head
-            return {}
+        if self._fh is not None:
+            return
         try:
-            head = json.loads(lines[0])
-        except json.JSONDecodeError:
-            head = None
-        if not isinstance(head, dict) or head.get("format") != FORMAT:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = self.path.open("a+")
+        except OSError as exc:
+            raise ValueError(f"checkpoint: cannot open {str(self.path)!r} for writing "
+                             f"({exc.strerror}): give a file path in a writable folder") from None
+        try:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            pass
+        except OSError:
+            fh.close()
+            raise ValueError(f"checkpoint {str(self.path)!r} is in use by another running "
+                             "sweep: wait for it to finish, or give another path") from None
+        try:
+            self._done = self._read(fh)
+        except BaseException:
+            fh.close()
+            raise
+        self._fh = fh
+
+    def _read(self, fh: Any) -> Results:
+        fh.seek(0)
+        text = fh.read()
+        if text and not text.startswith(HEAD):
             raise CheckpointMismatch(f"checkpoint {str(self.path)!r} is not a sweep checkpoint: "
                                      "give another path, or delete the file")
+        if text and not text.endswith("\n"):  # a line cut short when the run was killed
+            text = text[: text.rfind("\n") + 1]
+            fh.truncate(len(text.encode()))
+        fh.seek(0, os.SEEK_END)
+        if not text:
+            self._fh = fh
+            self._write({"format": FORMAT, **self.ident})
+            return {}
+        return self._parse(text.splitlines())
+
+    def _parse(self, lines: list[str]) -> Results:
+        head = json.loads(lines[0])
         if head.get("hash") != self.ident["hash"]:
             old, new = head.get("parts", {}), self.ident["parts"]
             differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
@@ -119,27 +159,23 @@ class Checkpoint:
                 rec = json.loads(line)
                 k, vals, err = int(rec["k"]), rec["values"], rec["error"]
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                if i == len(lines):  # a line cut short when the run was killed
-                    continue
                 raise CheckpointMismatch(f"checkpoint {str(self.path)!r}: line {i} is "
                                          "damaged; delete the file to start afresh") from None
             if err is None and isinstance(vals, dict):
                 done[k] = ({key: _decode(v) for key, v in vals.items()}, None)
         return done
 
+    def load(self) -> Results:
+        """The finished tasks of earlier runs (tasks that raised are left out: they rerun).
+
+        Opens the file first when :meth:`open` was not called.
+        """
+        self.open()
+        return dict(self._done)
+
     def append(self, k: int, vals: Mapping[str, Any] | None, err: str | None) -> None:
         """Append one finished task and flush it to disk."""
-        if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.exists():  # cut off a line left half-written by a killed run
-                data = self.path.read_bytes()
-                if data and not data.endswith(b"\n"):
-                    with self.path.open("r+b") as fh:
-                        fh.truncate(data.rfind(b"\n") + 1)
-            fresh = not self.path.exists() or self.path.stat().st_size == 0
-            self._fh = self.path.open("a")
-            if fresh:
-                self._write({"format": FORMAT, **self.ident})
+        self.open()
         values = None if vals is None else {key: _encode(v) for key, v in vals.items()}
         self._write({"k": int(k), "values": values, "error": err})
 
@@ -148,7 +184,7 @@ class Checkpoint:
         self._fh.flush()
 
     def close(self) -> None:
-        """Close the file (appending again reopens it)."""
+        """Close the file and release its lock (appending again reopens it)."""
         if self._fh is not None:
             self._fh.close()
             self._fh = None

@@ -73,6 +73,9 @@ class SweepError(RuntimeError):
         self.table = table
         self.result = result
 
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable (a sweep inside a Dask task)
+        return (type(self), (str(self), self.reason, self.table, self.result))
+
 
 @dataclass(frozen=True)
 class Execution:
@@ -122,8 +125,12 @@ def _scalar(x: Any) -> Any:
 
 
 def _check_value(v: Any, key: str) -> Any:
-    if v is None or isinstance(v, (numbers.Number, str, bool)):
+    if v is None or isinstance(v, (str, bool, int, float, complex)):
         return v
+    if isinstance(v, numbers.Real):  # Fraction, Decimal, ...: as floats (as tables keep them)
+        return float(v)
+    if isinstance(v, numbers.Complex):
+        return complex(v)
     raise TypeError(f"func must return a scalar or a dict of scalars; {key!r} is a "
                     f"{type(v).__name__}")
 
@@ -213,16 +220,42 @@ def spread_order(n: int) -> list[int]:
     return [i for i in rev if i < n]
 
 
+def cores() -> int:
+    """The CPUs this process may run on (its affinity, not the machine's count).
+
+    Examples
+    --------
+    >>> cores() >= 1
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _unsendable(func: Callable[..., Any]) -> str | None:
+    """Why ``func`` cannot be sent to worker processes, or None when it can."""
+    try:
+        _dumps(func)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def run_auto(func: Callable[..., Any], tasks: list[Task], sink: Sink,
              workers: int) -> Execution:
     """Tasks in this process while that is cheap, a pool of ``workers`` once it clearly pays.
 
-    The tasks run here in :func:`spread_order`, each timed. After three, the remaining work is
-    estimated from the lower median time of those after the first (the first, and any task
-    that reaches a new code path, includes compiling kernels, which workers load from the
-    cache instead); a pool starts when that estimate exceeds
-    :data:`PAYS` times the pool's (:data:`WORKER_START_S` plus the work shared among the
-    workers). The numbers do not depend on the choice: every task has its own seed.
+    The tasks run here in :func:`spread_order` (so that the first ones are spread over the
+    grid), each timed. From the second on, the work left is estimated from the mean time of
+    the tasks after the first (the first includes compiling kernels, which workers load from
+    the cache instead); a pool starts when that estimate exceeds :data:`PAYS` times the
+    pool's (:data:`WORKER_START_S` plus the work shared among the workers, no more workers than
+    tasks left). Staying in process too long is the costlier mistake (up to the number of
+    cores), so a single task longer than a worker's start-up is enough. A ``func`` that cannot
+    be sent to workers, or a main script they cannot import, keeps every task here, and the
+    reason says so. The numbers do not depend on the choice: every task has its own seed.
     """
     order = [tasks[i] for i in spread_order(len(tasks))]
     if workers <= 1 or len(tasks) <= 1:
@@ -230,25 +263,47 @@ def run_auto(func: Callable[..., Any], tasks: list[Task], sink: Sink,
         what = "one task" if len(tasks) <= 1 else "one core"
         return Execution("in-process", 0, f"{what}: no pool can help")
     times: list[float] = []
+    blocked: str | None = None
     for i, (k, point, seed) in enumerate(order):
         t0 = time.perf_counter()
         sink.put(*run_task(func, k, point, seed))
         times.append(time.perf_counter() - t0)
         left = len(order) - i - 1
-        if left == 0 or len(times) < 3:
+        if left == 0 or len(times) < 2 or blocked is not None:
             continue
-        after = sorted(times[1:])
-        each = after[(len(after) - 1) // 2]  # lower median: a task that compiled is no guide
-        here, pool = left * each, WORKER_START_S + left * each / workers
-        if here > PAYS * pool and _main_from_unreadable_file() is None:
-            run_local(func, order[i + 1:], sink, workers)
-            return Execution("pool", workers,
-                             f"{i + 1} tasks ran here first, {each:.3g} s each (lower median); the "
-                             f"{left} left (about {here:.3g} s here) pay for {workers} "
+        each = sum(times[1:]) / (len(times) - 1)
+        n = min(workers, left)
+        here, pool = left * each, WORKER_START_S + left * each / n
+        if here > PAYS * pool or (times[-1] > WORKER_START_S and left >= 2):
+            blocked = _pool_blocked(func)
+            if blocked is not None:
+                continue
+            run_local(func, order[i + 1:], sink, n)
+            return Execution("pool", n,
+                             f"{i + 1} tasks ran here first, {each:.3g} s each after the "
+                             f"first; the {left} left (about {here:.3g} s here) pay for {n} "
                              f"workers' start-up (about {WORKER_START_S:g} s each)")
+    if blocked is not None:
+        return Execution("in-process", 0, f"{len(order)} tasks took {sum(times):.3g} s here; a "
+                                          f"pool would have paid, but {blocked}")
+    if len(times) < 3:
+        return Execution("in-process", 0, f"{len(order)} tasks took {sum(times):.3g} s here: "
+                                          "too few to pay for starting workers")
     return Execution("in-process", 0,
                      f"{len(order)} tasks took {sum(times):.3g} s here; the work left never "
                      f"paid for {workers} workers' start-up (about {WORKER_START_S:g} s each)")
+
+
+def _pool_blocked(func: Callable[..., Any]) -> str | None:
+    """Why a pool cannot run ``func`` here (unpicklable, or a main script workers cannot read)."""
+    why = _unsendable(func)
+    if why is not None:
+        return f"func cannot be sent to worker processes ({why})"
+    unreadable = _main_from_unreadable_file()
+    if unreadable is not None:
+        return (f"worker processes cannot import the main script (read from "
+                f"{'standard input' if unreadable == '<stdin>' else repr(unreadable)})")
+    return None
 
 
 # -- local worker processes -----------------------------------------------------------------
@@ -312,10 +367,16 @@ def run_local(func: Callable[..., Any], tasks: list[Task], sink: Sink, workers: 
     from concurrent.futures.process import BrokenProcessPool
 
     _check_main_readable()
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    try:
+        payload = _dumps(func)
+    except Exception as exc:
+        raise TypeError(f"func cannot be sent to worker processes ({type(exc).__name__}: "
+                        f"{exc}): pass max_workers=0 to run every task in this process "
+                        "(or max_workers=None, which then stays in process)") from exc
+    threads = max(1, cores() // workers)
     ex = ProcessPoolExecutor(max_workers=workers,
                              mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(_dumps(func), threads))
+                             initializer=_init_worker, initargs=(payload, threads))
     broken: BaseException | None = None
     try:
         pending = {ex.submit(_pool_task, k, point, seed) for k, point, seed in tasks}
@@ -330,6 +391,13 @@ def run_local(func: Callable[..., Any], tasks: list[Task], sink: Sink, workers: 
         # let the executor cancel what is queued (cancelling futures here races with its
         # manager thread), then stop the running tasks at once
         procs = list((getattr(ex, "_processes", None) or {}).values())
+        ex.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        raise
+    except BaseException:  # anything else (a checkpoint that cannot be written, ...): no
+        procs = list((getattr(ex, "_processes", None) or {}).values())  # pool left running
         ex.shutdown(wait=False, cancel_futures=True)
         for proc in procs:
             with contextlib.suppress(Exception):

@@ -64,6 +64,7 @@ from .runners import (
     Sink,
     SweepError,
     Task,
+    cores,
     refuse_in_bootstrapping_worker,
     run_auto,
     run_dask,
@@ -308,22 +309,58 @@ def _bar(progress: bool, total: int) -> Any:
 
 
 def _func_identity(func: Any) -> str:
-    """A name for ``func`` that is the same in every run (no addresses).
+    """What ``func`` computes, as far as can be told before running it (no addresses).
 
-    A ``functools.partial`` names its function and keywords; a wrapper that sets
-    ``__wrapped__`` (``functools.wraps`` does) names what it wraps too.
+    Its module and name; for a ``functools.partial`` its function, arguments and keywords; for
+    a function, a hash of its code (nested code included), defaults and closure values, so that
+    two lambdas, two closures over other values or an edited body differ; for a callable
+    object, a hash of its pickled state. A wrapper that sets ``__wrapped__``
+    (``functools.wraps`` does) names what it wraps too.
     """
     import functools
 
     if isinstance(func, functools.partial):
+        args = ", ".join(_value_identity(v) for v in func.args)
         kws = ", ".join(f"{k}={_value_identity(v)}" for k, v in sorted(func.keywords.items()))
-        return f"partial({_func_identity(func.func)}, {kws})"
+        return f"partial({_func_identity(func.func)}, {args}; {kws})"
     name = f"{getattr(func, '__module__', '?')}.{_name(func)}"
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        parts = [_code_text(code), _value_identity(getattr(func, "__defaults__", None)),
+                 _value_identity(getattr(func, "__kwdefaults__", None))]
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                parts.append(_value_identity(cell.cell_contents))
+            except ValueError:  # an empty cell
+                parts.append("<empty>")
+        name += f"#{_digest(chr(0).join(parts))}"
+    elif not isinstance(func, type) and hasattr(func, "__dict__"):
+        name += f"#{_digest(_value_identity(vars(func)))}"
     inner = getattr(func, "__wrapped__", None)
     return name if inner is None else f"{name}[{_func_identity(inner)}]"
 
 
+def _code_text(code: Any) -> str:
+    consts = [(_code_text(c) if hasattr(c, "co_code") else repr(c)) for c in code.co_consts]
+    return repr((code.co_code, consts, code.co_names, code.co_varnames))
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def _value_identity(v: Any) -> str:
+    """A value as the same text in every run: arrays by their bytes, callables by identity."""
+    if isinstance(v, np.ndarray):
+        return f"array({v.dtype}, {v.shape}, #{_digest(v.tobytes().hex())})"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_value_identity(x) for x in v)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner})"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {_value_identity(x)}" for k, x in sorted(
+            v.items(), key=lambda kv: repr(kv[0]))) + "}"
     if callable(v) and not isinstance(v, type):
         return _func_identity(v)
     text = repr(v)
@@ -336,16 +373,21 @@ def _open_checkpoint(path: Any, func: Callable[..., Any], points: list[dict[str,
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"checkpoint must be a path (str or os.PathLike), got "
                         f"{type(path).__name__}")
-    grid = repr(points)
-    if " at 0x" in grid:
+    grid = _value_identity(points)
+    if any(" at 0x" in repr(v) and not callable(v) and not isinstance(v, np.ndarray)
+           for pt in points for v in pt.values()):
         raise ValueError("checkpoint needs grid values whose repr is the same in every run, "
                          "so that a rerun can recognise its points; a grid value prints as an "
-                         "address (e.g. a function or an object without __repr__): use names "
-                         "or numbers in the grid and build the objects inside func")
+                         "address (e.g. an object without __repr__): use names or numbers in "
+                         "the grid and build the objects inside func")
+    from recursions import __version__
+
     ident = identity(func=_func_identity(func), grid=grid, replications=replications,
                      seed=[repr(seed.entropy), list(seed.spawn_key), seed.n_children_spawned],
-                     extra=extra)
-    return Checkpoint(path, ident)
+                     extra=extra, version=__version__)
+    ck = Checkpoint(path, ident)
+    ck.open()
+    return ck
 
 
 def sweep(
@@ -522,7 +564,7 @@ def _run(func: Callable[..., Any], tasks: list[Task], sink: Sink, client: Any,
         run_serial(func, tasks, sink)
         return Execution("in-process", 0, "max_workers=0")
     if max_workers is None:
-        return run_auto(func, tasks, sink, min(os.cpu_count() or 1, len(tasks)))
+        return run_auto(func, tasks, sink, min(cores(), len(tasks)))
     workers = min(max_workers, len(tasks))
     run_local(func, tasks, sink, workers)
     return Execution("pool", workers, f"max_workers={max_workers}")

@@ -379,7 +379,9 @@ def column(values: Sequence[Any]) -> np.ndarray:
         and len(present) == len(values)
         and all(isinstance(v, numbers.Integral) for v in present)
     ):
-        return np.array(values, dtype=np.int64)
+        if all(-(2**63) <= int(v) < 2**63 for v in present):
+            return np.array(values, dtype=np.int64)
+        return _objects(values)  # integers beyond int64 stay Python integers
     if present and all(
         isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in present
     ):
