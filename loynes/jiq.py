@@ -547,7 +547,7 @@ class JIQEquilibrium(Record):
         >>> len(ax.lines), ax.get_ylabel()
         (3, 'fraction of servers with workload > w')
         """
-        from .plots import jiq_equilibrium as draw
+        from .result_plots import jiq_equilibrium as draw
 
         return draw(self, ax, w_max=w_max, times=times)
 

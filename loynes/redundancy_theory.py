@@ -204,7 +204,7 @@ class RedundancyFixedPoint(Record):
         >>> [line.get_label().split(":")[0] for line in ax.lines]
         ['x_w', 'P(R > t)']
         """
-        from .plots import redundancy_fixed_point as draw
+        from .result_plots import redundancy_fixed_point as draw
 
         return draw(self, ax, w_max=w_max)
 

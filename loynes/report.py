@@ -133,7 +133,7 @@ class StabilityReport:
         >>> [t.get_text().split()[0] for t in ax.get_yticklabels()]
         ['(3)', '(9)', '(11)', '(8)']
         """
-        from .plots import stability_report
+        from .result_plots import stability_report
 
         return stability_report(self, ax, level=level)
 

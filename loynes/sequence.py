@@ -180,7 +180,7 @@ class LoynesResult:
         >>> len(ax.lines), ax.get_xscale()     # total, largest, where it stabilised
         (3, 'log')
         """
-        from .plots import loynes_result
+        from .result_plots import loynes_result
 
         return loynes_result(self, ax)
 

@@ -1,6 +1,6 @@
 """Drawing of ``SimulationResult.plot``, and the helpers the other packages' plots share.
 
-:mod:`coupling.plots` and :mod:`loynes.plots` draw the other results with them.
+:mod:`coupling.sample_plots` and :mod:`loynes.result_plots` draw the other results with them.
 
 matplotlib is an optional extra::
 

@@ -38,7 +38,7 @@ from .output_analysis import Interval, interval, mser, replication_interval
 from .result import SimulationResult
 from .tables import Record
 
-__all__ = ["BASE_BATCHES", "PrecisionReport", "simulate_modes"]
+__all__ = ["BASE_BATCHES", "PrecisionReport"]
 
 BASE_BATCHES = 256
 """Batches per replication of every stage (merged by the independence test)."""
@@ -195,7 +195,7 @@ def _start_states(start: Any, system: Any, input: Any, nrep: int,
             "profile")
 
 
-def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
+def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
                    relative: bool, confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, warmup: Any, start: Any,
                    replications: int, rng: Any, w0: Any, batches: int | None,

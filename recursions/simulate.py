@@ -202,9 +202,9 @@ def simulate(
     (True, True)
     """
     if precision is not None or isinstance(warmup, str) or start is not None:
-        from .precision import simulate_modes
+        from .precision import _simulate_modes
 
-        return simulate_modes(system, input, steps, precision=precision, relative=relative,
+        return _simulate_modes(system, input, steps, precision=precision, relative=relative,
                               confidence=confidence, statistics=statistics,
                               max_steps=max_steps, max_seconds=max_seconds, warmup=warmup,
                               start=start, replications=replications, rng=rng, w0=w0,

@@ -21,7 +21,7 @@ from matplotlib.patches import Rectangle
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling.plots import erlang_c, mmc_rates, mmc_wait
+from coupling.sample_plots import erlang_c, mmc_rates, mmc_wait
 from loynes.stability_maps import StabilityMap
 from recursions.redundancy import JobClass
 
@@ -247,7 +247,7 @@ def test_every_plot_without_matplotlib_names_the_extra(monkeypatch, sim, seq, re
 
 
 def test_plot_modules_import_without_matplotlib():
-    code = ("import sys; import recursions.plots, coupling.plots, loynes.plots; "
+    code = ("import sys; import recursions.plots, coupling.sample_plots, loynes.result_plots; "
             "import recursions, coupling, loynes; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
