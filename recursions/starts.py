@@ -92,7 +92,7 @@ def states_from_profile(profile: Any, servers: int, n: int,
     >>> import numpy as np
     >>> x = lambda w: 0.5 * np.exp(-np.asarray(w))   # half the servers busy, Exp(1) tails
     >>> w = states_from_profile(x, 1000, 2, np.random.default_rng(1), scale=1.0)
-    >>> w.shape, 0.4 < (w[0] > 0).mean() < 0.6
+    >>> w.shape, bool(0.4 < (w[0] > 0).mean() < 0.6)
     ((2, 1000), True)
     """
     f = profile.profile if hasattr(profile, "profile") else profile
