@@ -615,7 +615,7 @@ def check_generic(chk: Check) -> StabilityReport:
     verdict rests on the growth test.
     """
     if not chk.system.has_loss:
-        if getattr(chk.system, "capacity_declared", True):
+        if chk.system.capacity_declared:
             bad = fails_3(chk, condition_3(chk))
             if bad is not None:
                 return bad

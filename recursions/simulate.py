@@ -634,7 +634,7 @@ def _condition3_load(system: System, input: Input) -> float | None:
     ``rho >= 1`` there is no stationary regime. Loss systems drop work, and systems whose work
     per customer depends on the state (redundancy) have no such load: ``System.load`` is None.
     """
-    if system.has_loss:
+    if system.has_loss or not system.capacity_declared:  # an assumed capacity decides nothing
         return None
     rho = system.load(input)
     return None if rho is None else float(rho)

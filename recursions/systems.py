@@ -160,6 +160,11 @@ class System:
         """Work the servers do per unit time when all are busy (``servers`` for unit speeds)."""
         return float(self.servers)
 
+    @property
+    def capacity_declared(self) -> bool:
+        """Whether :attr:`capacity` is known (every built-in system) rather than assumed."""
+        return True
+
     def load(self, input: Any) -> float | None:
         """Work brought per unit of capacity: ``rho = E[sigma] / (S E[tau])``.
 
@@ -653,6 +658,11 @@ class Envelope(System):
     def capacity(self) -> float:
         """As the bounded system (a map of your own may declare its servers' speeds)."""
         return self.system.capacity
+
+    @property
+    def capacity_declared(self) -> bool:
+        """As the bounded system."""
+        return self.system.capacity_declared
 
     def innovations(self, gen: np.random.Generator, n: int) -> np.ndarray:
         """The bounded system's own routing (or size) draws, so both see the same input."""

@@ -9,11 +9,13 @@ condition (3) decides a user map's stability only with a declared capacity; and
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
+import warnings
 
 import numba
 import numpy as np
@@ -278,6 +280,13 @@ def test_condition_3_decides_only_with_a_declared_capacity():
                               horizon=2**10)
     assert over.verdict == "unstable" and over.decided_by.name == "condition-3-fails"
     assert declared.capacity_declared and not assumed.capacity_declared
+    # simulate's load warning used the assumed capacity too: 2.4 / 2 = 1.2 ">= 1", stable
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rc.SimulationWarning)
+        res = rc.simulate(assumed, inp, steps=2**14, warmup=2**12, rng=1)
+    assert math.isfinite(res.mean_wait.value)
+    with pytest.warns(rc.SimulationWarning, match="condition \\(3\\) fails"):
+        rc.simulate(declared, rc.Poisson(3.6, E(1.0)), steps=2**12, rng=1)
 
 
 # -- perfect_sample(upper=) -------------------------------------------------------------------
