@@ -82,7 +82,8 @@ class PrecisionReport(Record):
     steps_used : int
         Arrivals simulated in all, over stages, replications and warm-ups.
     stopped_by : str
-        ``"precision"``, ``"max_steps"`` or ``"max_seconds"``.
+        ``"precision"``, ``"max_steps"``, ``"max_seconds"``, or ``"zero"`` (a statistic with a
+        relative target stayed 0 for three stages).
     """
 
     target: dict[str, float]
@@ -148,36 +149,46 @@ def _targets(precision: Any, statistics: Sequence[str] | None,
     return wanted
 
 
+MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "p_wait")
+"""The statistic MSER's truncation point is chosen on: the first of these the run has (one
+series, not the most truncated of several, which multiplied the rule's false alarms)."""
+
+
 def _kept(res: SimulationResult, names: Sequence[str], auto: bool
           ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
     """The batch sums after the MSER truncation (when ``auto``), batches dropped, steady."""
     sums = res._sums or {}
     drop, steady = 0, True
     if auto:
-        for name in names:
-            d, ok = mser(*sums[name])
-            drop, steady = max(drop, d), steady and ok
+        key = next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
+                   next((k for k in MSER_PREFERENCE if k in sums), None))
+        if key is not None:
+            drop, steady = mser(*sums[key])
     return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
 
 
 def _truncated(res: SimulationResult, kept: dict[str, tuple[np.ndarray, np.ndarray]],
-               drop: int, batches: int, confidence: float) -> SimulationResult:
-    """``res`` with its estimates, profile and steps taken from the kept batches."""
-    per_batch = res.steps // batches if batches else 0
+               drop: int, batches: int, confidence: float, auto: bool) -> SimulationResult:
+    """``res`` with its estimates (after a truncation also profile and counts) from kept batches.
+
+    The standard errors are those of the intervals the modes decide on.
+    """
     changes: dict[str, Any] = {"_sums": kept}
     for name, (n, d) in kept.items():
         if getattr(res, name, None) is not None:
             iv = interval(n, d, confidence, statistic=name)
-            changes[name] = Estimate(iv.value, iv.se)
+            if math.isfinite(iv.se):
+                changes[name] = Estimate(iv.value, iv.se)
+    if auto:
+        changes["warmup_rule"] = "mser"
     if drop:
-        changes.update(warmup=res.warmup + drop * per_batch,
-                       steps=res.steps - drop * per_batch, warmup_rule="mser")
+        # batch b holds the arrivals k with k * batches // steps == b (equal within one)
+        dropped = -(-drop * res.steps // batches)
+        changes.update(warmup=res.warmup + dropped, steps=res.steps - dropped)
         for f in ("_prof", "_den", "_fprof", "_fden"):
             a = getattr(res, f)
             if a is not None and np.ndim(a) >= 2 and np.shape(a)[1] == batches:
                 changes[f] = a[:, drop:]
-    elif res.warmup_rule != "mser":
-        changes["warmup_rule"] = "mser"
     return dataclasses.replace(res, **changes)
 
 
@@ -223,7 +234,11 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
         w0, kind = _start_states(start, system, input, nrep, ss)
         if kind == "stationary":
             auto, fixed_warmup = False, 0  # an exact start has no transient to cut
-    base = BASE_BATCHES if batches is None else check_int(batches, "batches", 2)
+    base = BASE_BATCHES if batches is None else check_int(batches, "batches", 1)
+    if precision is not None and base * nrep < 64:
+        raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
+                         f"got {base} x {nrep}): the test of independence merges them down to "
+                         "16; leave batches= out (256 per replication)")
 
     caught: list[warnings.WarningMessage] = []
 
@@ -259,9 +274,9 @@ def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence:
     kept, drop, steady = _kept(res, names, auto)
     if auto and not steady:
         dg.warn(f"{res.system}: warmup='auto' found no steady part: MSER's truncation point "
-                "lies in the second half of the run, so the run is too short for its "
+                "sits at half the run, the most it may drop, so the run is too short for its "
                 "transient (or the system drifts); run longer")
-    out = _truncated(res, kept, drop, batches, confidence) if auto else res
+    out = _truncated(res, kept, drop, batches, confidence, auto)
     extra: dict[str, Any] = {"start": kind}
     if kind == "stationary" and res.replications >= 2:
         extra["replication_interval"] = {
@@ -318,15 +333,21 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         if not short:
             stopped = "precision"
             break
+        zero = [k for k in short if relative and ivs[k].value == 0.0]
+        if zero and stages >= 3:  # nothing seen in three stages: a relative target is moot
+            stopped = "zero"
+            break
         grow = [(ivs[k].half_width / tol[k]) ** 2 * 1.2 for k in short
                 if steady and ivs[k].trusted and tol[k] > 0]
         factor = 2.0 if len(grow) < len(short) else min(16.0, max(2.0, max(grow)))
         nxt = n * 2 ** math.ceil(math.log2(factor))
-        if nxt > cap:
+        if n >= cap:
             stopped = "max_steps"
             break
-        if max_seconds is not None and (time.perf_counter() - t0
-                                        + spent * nxt / n) > float(max_seconds):
+        nxt = min(nxt, cap)  # the last stage the budget allows, not none
+        # the first stage's time includes compiling the kernels: no guide to the next one's
+        ahead = spent * nxt / n if stages >= 2 else 0.0
+        if max_seconds is not None and (time.perf_counter() - t0 + ahead) > float(max_seconds):
             stopped = "max_seconds"
             break
         n = nxt
@@ -337,7 +358,15 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
                              needed=needed, stages=stages, steps=n, steps_used=used,
                              stopped_by=stopped)
     out = _finish(res, names, auto, confidence, min(base, n), kind)
-    if short:
+    final: dict[str, Any] = {  # the estimates of the intervals the run stopped on
+        k: Estimate(ivs[k].value, ivs[k].se) for k in names
+        if getattr(out, k) is not None and math.isfinite(ivs[k].se)}
+    out = dataclasses.replace(out, **final)
+    if stopped == "zero":
+        dg.warn(f"{out.system}: precision not reached: {', '.join(zero)} stayed 0 over "
+                f"{n:,} arrivals per replication, and a relative half-width of 0 cannot be "
+                "reached: ask for an absolute one (relative=False), or run longer")
+    elif short:
         dg.warn(f"{out.system}: precision not reached ({stopped}): " + "; ".join(
             f"{k} +- {ivs[k].half_width:.3g} against {tol[k]:.3g}"
             + ("" if ivs[k].trusted else " (batch means still correlated)")

@@ -256,8 +256,12 @@ class SimulationResult(Record):
         if counts is None or den is None or self.grid.size == 0 or np.ndim(counts) < 3:
             raise ValueError(f"no {what.split('_')[0]} tail was accumulated by this run "
                              "(queue-length engines keep none)")
-        return quantile_interval(self.grid, counts, den, float(q), confidence,
-                                 statistic=f"{what}({q:g})")
+        iv = quantile_interval(self.grid, counts, den, float(q), confidence,
+                               statistic=f"{what}({q:g})")
+        why = (self._no_clt or {}).get("p_wait") or (self._no_clt or {}).get("busy_fraction")
+        if why is not None:  # an infinite variance: even indicators have no normal limit
+            return dataclasses.replace(iv, trusted=False, batches=0, reason=why)
+        return iv
 
     def profile(self, w: Any) -> Estimate:
         """Fraction of servers with workload above ``w``, seen by arrivals: ``x_w``.
