@@ -38,6 +38,7 @@ compiled maps :mod:`recursions.maps`; the theory of redundancy is
 from typing import TYPE_CHECKING, Any
 
 from .basis import Basis
+from .checkpoint import CheckpointMismatch
 from .closed_forms import (
     critical_rate_3,
     critical_rate_11,
@@ -85,6 +86,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "NOT_RUN",
     "Basis",
+    "CheckpointMismatch",
     "Condition",
     "CriticalRate",
     "JIQEquilibrium",

@@ -393,8 +393,9 @@ def run_sweep(args: argparse.Namespace) -> int:
     except OSError as exc:  # e.g. an unreachable scheduler
         raise CliError(f"--scheduler: {exc}") from None
     except SweepError as exc:
-        raise CliError(f"{exc}. The finished points are in {checkpoint}: run the same "
-                       "command again to finish the others.") from None
+        raise CliError(f"the sweep stopped: {exc.reason}. The finished points are kept in "
+                       f"{checkpoint}: run the same command again to finish the others") \
+            from None
     except CheckpointMismatch as exc:
         raise CliError(f"--out: {exc}") from None
     if smap.execution is not None and smap.execution.mode == "interrupted":
@@ -590,7 +591,8 @@ def make_parser() -> argparse.ArgumentParser:
                      help="service law (default exponential:rate=1), e.g. "
                           "lognormal:mean=1,scv=4 (laws: see below)")
     swp.add_argument("--out", required=True, help="output folder")
-    swp.add_argument("--scheduler", help="Dask scheduler address (default: local processes)")
+    swp.add_argument("--scheduler", help="Dask scheduler address (default: this process, and "
+                                         "local processes once the work pays for them)")
     swp.add_argument("--workers", type=int,
                      help="local worker processes (default: this process, and one per core "
                           "once the work pays for them; 0: this process). An interrupted "

@@ -30,6 +30,7 @@ from recursions.tables import to_pandas, to_xarray
 from recursions.validation import check_int
 
 from .closed_forms import critical_rate_3, critical_rate_11
+from .runners import Execution
 from .stability import check_stability
 from .sweep import _iter_rows, _sweep
 
@@ -250,7 +251,7 @@ class StabilityMap:
     confidence: np.ndarray
     table: Any
     boundaries: dict[str, np.ndarray] = field(default_factory=dict)
-    execution: Any = None
+    execution: Execution | None = None
 
     def __str__(self) -> str:
         width = max(len(str(p)) for p in self.params)

@@ -75,7 +75,10 @@ from .runners import (
 __all__ = ["NOT_RUN", "SweepError", "as_table", "sweep"]
 
 NOT_RUN = "not run: the sweep was interrupted"
-"""The ``error`` text of rows whose task had not finished when the sweep was interrupted."""
+"""The ``error`` text of rows whose task had not finished when the sweep was interrupted.
+
+Every row that did not run has an ``error`` beginning ``"not run: "``; after a failure of the
+pool or the cluster the rest says what failed (``SweepError.reason``)."""
 
 RESERVED = ("rng", "replication", "error")
 TABLES = ("dict", "auto", "pandas")

@@ -4,7 +4,7 @@ A study is a script ``studies/NAME.py`` with a ``main(argv=None)`` that
 
 1. parses its command line with :func:`parse` (``--quick``, ``--scheduler ADDRESS``,
    ``--seed``, ``--workers``, ``--out DIR``),
-2. evaluates its grid with :func:`run` (``loynes.sweep``: local processes, or the Dask
+2. evaluates its grid with :func:`run` (``loynes.sweep``: this process and workers, or the Dask
    cluster at ``--scheduler``), each task returning a dict of columns that includes the
    budget it used (``steps``, ``horizon`` or ``samples``),
 3. writes ``DIR/NAME.csv`` with :func:`write` (one row per parameter point, plus the columns
@@ -47,7 +47,7 @@ def parse(description: str, argv: Sequence[str] | None = None, *,
                     help="a small grid with small budgets (seconds; what make test runs)")
     ap.add_argument("--scheduler", metavar="ADDRESS", default=None,
                     help="a Dask scheduler address, e.g. tcp://host:8786 "
-                         "(default: local processes)")
+                         "(default: this process, and local processes once they pay)")
     ap.add_argument("--seed", type=int, default=2026, help="root seed (default: 2026)")
     ap.add_argument("--workers", type=int, default=None,
                     help="local worker processes (default: this process, and one per core "
@@ -97,6 +97,9 @@ def run(func: Callable[..., Mapping[str, Any]], grid: Any, args: argparse.Namesp
     print(f"{name}: {table.attrs['execution']}")
     out = []
     rows = table.rows()
+    if table.attrs["execution"].mode == "interrupted":
+        raise SystemExit(f"{name}: interrupted; the finished points are kept in {checkpoint}: "
+                         "run the same command again to finish the others")
     for row in rows:
         err = row.pop("error", None)
         if err:
