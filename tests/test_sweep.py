@@ -153,7 +153,16 @@ def press_ctrl_c_at_ten(a, rng):
     return slow_draw(a, rng)
 
 
-def test_ctrl_c_returns_finished_rows():
+@pytest.fixture
+def ctrl_c():
+    # a process started in the background (`make test &`, some CI runners) inherits SIGINT
+    # ignored, and Python then installs no KeyboardInterrupt handler: install it here
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_returns_finished_rows(ctrl_c):
     t = sweep(press_ctrl_c_at_ten, {"a": list(range(40))}, max_workers=1, progress=False,
               table="dict")
     err = t["error"].tolist()
