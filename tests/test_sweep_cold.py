@@ -4,7 +4,8 @@ Each test runs a script in a fresh process whose ``QUEUE_RECURSIONS_CACHE`` and
 ``NUMBA_CACHE_DIR`` are new empty folders, so the worker processes must compile what they
 run (before the fix every point that compiled in a worker failed with numba's
 ``Cannot set NUMBA_NUM_THREADS ...``, and a user map's points were blamed on the map). The
-pool's table must equal, row by row, the table of the same sweep run in process.
+pool's table must equal, row by row, the table of the same sweep run in process (which runs
+second, on the caches the pool's workers filled).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ SCRIPT = textwrap.dedent('''
 def run_cold(tmp_path, which, workers):
     script = tmp_path / "cold_sweep.py"
     script.write_text(SCRIPT)
-    cache = tmp_path / f"cache-{which}-{workers}"
+    cache = tmp_path / f"cache-{which}"  # empty for the pool run, which goes first
     env = {**__import__("os").environ, "QUEUE_RECURSIONS_CACHE": str(cache / "drivers"),
            "NUMBA_CACHE_DIR": str(cache / "numba")}
     res = subprocess.run([sys.executable, str(script), which, str(workers)], cwd=tmp_path,
