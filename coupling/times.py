@@ -200,6 +200,8 @@ def coupling_time(
             k = drivers.couple_chunk(params, a, b,
                                      np.ascontiguousarray(sig, dtype=np.float64),
                                      np.ascontiguousarray(tau, dtype=np.float64), U)
+            system.check_run(np.stack([a, b]), where=f"in coupling_time, replication {r}, "
+                                                     f"after {n + c} arrivals")
             if k >= 0:
                 times[r] = n + k
                 break

@@ -372,6 +372,7 @@ def loynes(
         if drivers.run_checked(params, w, sig, tau, u, every, ck, jref, True) >= 0:
             w = states[-1].copy()  # met the previous run: the same state at time 0
         jref = n
+        system.check_run(w[None, :], where=f"at time 0 of the backward run from -{n}")
         horizons.append(n)
         states.append(w.copy())
         if level is not None:

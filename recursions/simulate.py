@@ -337,10 +337,10 @@ def simulate(
         law_drivers = (heap_drivers((scode, tcode)) if use_heap
                        else compiled_drivers(system.kernel, (scode, tcode), S)[0])
     # a user's map: the states and the batch sums are looked at after each chunk (a NaN, a
-    # negative or unsorted state, or an undeclared loss, raises naming the batch)
-    from .user_map import Map
-
-    check_run = system.check_run if isinstance(system, Map) else None
+    # negative or unsorted state, or an undeclared loss, raises naming the batch); a declared
+    # capability (System.check_run), which the built-in systems leave empty; the heap engine
+    # keeps absolute empty times, not workloads, and runs built-in policies only
+    check_run = None if use_heap else system.check_run
     if use_heap:
         heap, pos = hp.init_heap(W)
         tnow = np.zeros(nrep)

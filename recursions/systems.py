@@ -165,6 +165,16 @@ class System:
         """Whether :attr:`capacity` is known (every built-in system) rather than assumed."""
         return True
 
+    def check_run(self, W: np.ndarray, acc: np.ndarray | None = None, *,
+                  where: str = "at the end of a run") -> None:
+        """Refuse states a run reached that no valid step gives (a user's map overrides this).
+
+        The built-in kernels are tested against their twins and need no look; a map of your own
+        (:class:`recursions.Map`) checks that the states are finite, non-negative and sorted
+        in each block, naming the map and where in the run.
+        """
+        return None
+
     def load(self, input: Any) -> float | None:
         """Work brought per unit of capacity: ``rho = E[sigma] / (S E[tau])``.
 

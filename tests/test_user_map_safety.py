@@ -304,3 +304,22 @@ def test_perfect_sample_refuses_an_upper_bound_the_map_leaves():
     ok = cp.perfect_sample(loss, inp, 5, upper=[1.0, 1.0])
     assert ok.method == "monotone" and ok.samples.shape == (5, 2)
     assert np.all(ok.samples <= 1.0)
+
+
+# -- the end-of-run look outside simulate: loynes and coupling_time -------------------------
+@numba.njit(cache=True)
+def _inf_when_idle(w, sigma, tau, u, params):
+    found = rc.vectors.add_at_rank(w, 0, w.size, 0, sigma)
+    rc.vectors.drain(w, tau)
+    if w[0] == 0.0 and 1.0 < sigma < 1.05:  # now and then: an infinite workload, which stays
+        w[1] = np.inf
+    return found
+
+
+def test_loynes_and_coupling_time_refuse_a_state_no_valid_step_gives():
+    m = rc.Map(_inf_when_idle, servers=2, name="inf-when-idle")  # passes the first-use sample
+    inp = rc.Poisson(1.0, E(1.0))
+    with pytest.raises(rc.MapContractError, match=r"inf-when-idle.*backward run.*NaN or inf"):
+        ly.loynes(m, inp, horizon=2**17)
+    with pytest.raises(rc.MapContractError, match=r"inf-when-idle.*coupling_time.*NaN or inf"):
+        cp.coupling_time(m, inp, [0.0, 0.0], [50.0, 50.0], replications=4)
