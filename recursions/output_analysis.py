@@ -202,6 +202,19 @@ def von_neumann_z(y: np.ndarray) -> float:
     return float(c.sum() / math.sqrt(c.size * var))
 
 
+def _pooled(num: np.ndarray, den: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
+    """The batch sums as 2-d arrays, and ``sum(num) / sum(den)`` (``None`` with no weight)."""
+    n, d = _as_2d(num), _as_2d(den)
+    total = d.sum()
+    return n, d, (float(n.sum() / total) if total > 0 else None)
+
+
+def _empty(statistic: str, confidence: float) -> Interval:
+    """The interval of a statistic that observed nothing."""
+    return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
+                    "no observation")
+
+
 def _merge(a: np.ndarray, g: int) -> np.ndarray:
     """Sums of ``g`` adjacent batches per row; the leftover batches at the start are dropped."""
     k = a.shape[1] // g
@@ -246,12 +259,9 @@ def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    n, d = _as_2d(num), _as_2d(den)
-    total = d.sum()
-    if not total > 0:
-        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
-                        "no observation")
-    theta = float(n.sum() / total)
+    n, d, theta = _pooled(num, den)
+    if theta is None:
+        return _empty(statistic, confidence)
     R, B = n.shape
     zcrit = _normal_quantile(1.0 - alpha)
     g, found, last, passed = 1, None, 1, False
@@ -317,12 +327,9 @@ def replication_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0
     >>> iv.value, iv.batches
     (1.6666666666666667, 3)
     """
-    n, d = _as_2d(num), _as_2d(den)
-    total = d.sum()
-    if not total > 0:
-        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
-                        "no observation")
-    theta = float(n.sum() / total)
+    n, d, theta = _pooled(num, den)
+    if theta is None:
+        return _empty(statistic, confidence)
     return _build(statistic, n.sum(axis=1, keepdims=True), d.sum(axis=1, keepdims=True),
                   theta, confidence, 1, n.shape[0] >= 2,
                   "" if n.shape[0] >= 2 else "one replication")
@@ -387,8 +394,7 @@ def quantile_interval(grid: np.ndarray, counts: np.ndarray, den: np.ndarray, q: 
     level = 1.0 - q
     total = d.sum()
     if not total > 0:
-        return Interval(statistic, math.nan, math.nan, math.nan, confidence, 0, 1, False,
-                        "no observation")
+        return _empty(statistic, confidence)
     value = _crossing(grid, c.sum(axis=(0, 1)) / total, level)
     if math.isnan(value):
         raise ValueError(f"{statistic}: the grid ends at {grid[-1]:g}, below the quantile "
