@@ -14,11 +14,10 @@ workers (:func:`run_auto`; the reason is kept in the result).
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing.process as mp_process
 import numbers
 import os
-import pickle
-import signal
 import sys
 import time
 import traceback
@@ -29,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from recursions.estimate import Estimate
+from recursions.pool import cores as cores  # where loynes found it before recursions.pool
+from recursions.pool import dumps, run_in_processes
 
 from .checkpoint import Checkpoint
 
@@ -163,41 +164,6 @@ def run_task(func: Callable[..., Any], k: int, point: dict[str, Any],
         return k, None, text
 
 
-_WORKER_FUNC: Any = None
-
-
-def _init_worker(payload: bytes, numba_threads: int) -> None:
-    """Pool initializer: ignore Ctrl-C (the parent handles it), limit numba's threads, load func.
-
-    numba is already imported when this runs (unpickling this function imported the package),
-    so ``NUMBA_NUM_THREADS`` can no longer be changed: numba refuses a changed variable once
-    its threads run, which failed every task that compiled a kernel in a worker.
-    ``numba.set_num_threads`` is the limit numba accepts at run time; it holds for this
-    thread, which runs every task of the worker.
-    """
-    global _WORKER_FUNC
-    with contextlib.suppress(ValueError):  # not the main thread
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import numba
-
-    numba.set_num_threads(max(1, min(numba_threads,
-                                     numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
-    _WORKER_FUNC = pickle.loads(payload)
-
-
-def _pool_task(k: int, point: dict[str, Any],
-               seed: np.random.SeedSequence) -> tuple[int, dict[str, Any] | None, str | None]:
-    return run_task(_WORKER_FUNC, k, point, seed)
-
-
-def _dumps(obj: Any) -> bytes:
-    try:
-        import cloudpickle
-    except ImportError:  # pragma: no cover - cloudpickle comes with dask
-        return pickle.dumps(obj)
-    return cloudpickle.dumps(obj)
-
-
 # -- in this process ------------------------------------------------------------------------
 
 
@@ -220,24 +186,10 @@ def spread_order(n: int) -> list[int]:
     return [i for i in rev if i < n]
 
 
-def cores() -> int:
-    """The CPUs this process may run on (its affinity, not the machine's count).
-
-    Examples
-    --------
-    >>> cores() >= 1
-    True
-    """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def _unsendable(func: Callable[..., Any]) -> str | None:
     """Why ``func`` cannot be sent to worker processes, or None when it can."""
     try:
-        _dumps(func)
+        dumps(func)
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
@@ -362,48 +314,16 @@ def run_local(func: Callable[..., Any], tasks: list[Task], sink: Sink, workers: 
         (without its table, which the caller adds) when the pool breaks; every task finished
         before that is in the sink.
     """
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
     _check_main_readable()
     try:
-        payload = _dumps(func)
+        send = functools.partial(run_task, func)
+        payload = dumps(send)
     except Exception as exc:
         raise TypeError(f"func cannot be sent to worker processes ({type(exc).__name__}: "
                         f"{exc}): pass max_workers=0 to run every task in this process "
                         "(or max_workers=None, which then stays in process)") from exc
-    threads = max(1, cores() // workers)
-    ex = ProcessPoolExecutor(max_workers=workers,
-                             mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(payload, threads))
-    broken: BaseException | None = None
-    try:
-        pending = {ex.submit(_pool_task, k, point, seed) for k, point, seed in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                try:
-                    sink.put(*fut.result())
-                except BrokenProcessPool as exc:
-                    broken = exc
-    except KeyboardInterrupt:
-        # let the executor cancel what is queued (cancelling futures here races with its
-        # manager thread), then stop the running tasks at once
-        procs = list((getattr(ex, "_processes", None) or {}).values())
-        ex.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            with contextlib.suppress(Exception):
-                proc.terminate()
-        raise
-    except BaseException:  # anything else (a checkpoint that cannot be written, ...): no
-        procs = list((getattr(ex, "_processes", None) or {}).values())  # pool left running
-        ex.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            with contextlib.suppress(Exception):
-                proc.terminate()
-        raise
-    ex.shutdown(wait=True)
+    broken = run_in_processes(send, tasks, workers, lambda res: sink.put(*res),
+                              payload=payload)
     if broken is not None:
         raise SweepError(
             "a worker process of the sweep died (BrokenProcessPool), so the tasks it held did "

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from recursions.pool import cores, progress_bar
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import EXTRA, Table, column
 from recursions.validation import check_bool, check_int, require_memory
@@ -64,7 +65,6 @@ from .runners import (
     Sink,
     SweepError,
     Task,
-    cores,
     refuse_in_bootstrapping_worker,
     run_auto,
     run_dask,
@@ -287,27 +287,6 @@ def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
     return as_table(cols, table, dims=dims)
 
 
-# -- progress -----------------------------------------------------------------------------
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(progress: bool, total: int) -> Any:
-    if not progress:
-        return _NoBar()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, unit="task", desc="sweep")
-
-
 # -- public -------------------------------------------------------------------------------
 
 
@@ -528,7 +507,7 @@ def _sweep(func: Callable[..., Any], grid: Grid, *, rng: RngLike, client: Any, p
     results: dict[int, tuple[dict[str, Any] | None, str | None]] = {} if ck is None \
         else ck.load()
     tasks = [(k, points[k // replications], seeds[k]) for k in range(n) if k not in results]
-    bar = _bar(bool(progress), n)
+    bar = progress_bar(bool(progress), n, unit="task", desc="sweep", required=False)
     bar.update(n - len(tasks))
     sink = Sink(results, bar, ck)
     missing, failure = NOT_RUN, None
