@@ -22,8 +22,11 @@ ASAP3 and Skart; Steiger, Lada, Wilson, Joines and Alexopoulos 2005; Tafazzoli a
 3. **Margin**: the batch size used is the second of two consecutive sizes that pass, with at
    least :data:`MIN_BATCHES` batches left (a weak test passes some correlated batches once; a
    larger batch that passes again removes most of what it missed).
-4. **Interval**: ``theta +- t_{K-1} se`` with the delta-method (ratio) standard error of the
-   ``K`` pooled batch means and Student's t with ``K - 1`` degrees of freedom.
+4. **Interval**: Student's t with ``K - 1`` degrees of freedom around ``theta``, with the
+   delta-method (ratio) standard error of the ``K`` pooled batch means, and Willink's (2005)
+   skewness correction as in Skart: the arm on the side of the batch means' long tail is
+   longer (waits are skewed right; a symmetric interval misses low runs, whose spread is small
+   too).
 
 The coverage this gives is measured in ``benchmarks/coverage.py`` and published in the docs.
 """
@@ -80,6 +83,9 @@ class Interval(Record):
         :data:`MIN_BATCHES` of them.
     reason : str
         Why it is not trusted (empty when it is).
+    shift : float, default 0
+        Where the interval's centre lies against ``value``: the skewness correction moves it
+        to the side of the batch means' long tail (``lower = value + shift - half_width``).
 
     Examples
     --------
@@ -97,16 +103,17 @@ class Interval(Record):
     batch_size: int
     trusted: bool
     reason: str
+    shift: float = 0.0
 
     @property
     def lower(self) -> float:
-        """``value - half_width``."""
-        return self.value - self.half_width
+        """``value + shift - half_width``."""
+        return self.value + self.shift - self.half_width
 
     @property
     def upper(self) -> float:
-        """``value + half_width``."""
-        return self.value + self.half_width
+        """``value + shift + half_width``."""
+        return self.value + self.shift + self.half_width
 
     def covers(self, x: float) -> bool:
         """Whether ``x`` lies in ``[lower, upper]``."""
@@ -118,7 +125,9 @@ class Interval(Record):
 
     def __str__(self) -> str:
         note = "" if self.trusted else f" (not trusted: {self.reason})"
-        return (f"{self.statistic} = {self.value:.6g} +- {self.half_width:.3g} "
+        arms = (f"+- {self.half_width:.3g}" if self.shift == 0 else
+                f"in [{self.lower:.6g}, {self.upper:.6g}]")
+        return (f"{self.statistic} = {self.value:.6g} {arms} "
                 f"({self.confidence:g}, {self.batches} batches){note}")
 
 
@@ -127,13 +136,18 @@ def _as_2d(a: np.ndarray) -> np.ndarray:
     return a.reshape(1, -1) if a.ndim == 1 else a.reshape(a.shape[0], -1)
 
 
-def mser(num: np.ndarray, den: np.ndarray) -> tuple[int, bool]:
+def mser(num: np.ndarray, den: np.ndarray, side: int = 0) -> tuple[int, bool]:
     """MSER truncation: the batches to drop from the start, and whether a steady part was found.
 
     Parameters
     ----------
     num, den : numpy.ndarray
         Batch sums, shape ``(replications, batches)`` (or ``(batches,)``).
+    side : {-1, 0, 1}, default 0
+        Which way the transient lies: ``-1`` when the start is below the steady level (from
+        empty, a monotone system's workloads and waits grow stochastically to their stationary
+        law), ``1`` above it; only a prefix whose mean lies on that side of the mean of the
+        batches kept counts as transient. ``0``: either side.
 
     Returns
     -------
@@ -142,12 +156,23 @@ def mser(num: np.ndarray, den: np.ndarray) -> tuple[int, bool]:
         and ``False`` when the minimum sits at that boundary, half the run (no steady part:
         the run is too short for its transient, or the system drifts).
 
+    Notes
+    -----
+    Two-sided, the rule also cuts stationary excursions: waits are skewed, a high excursion
+    near the start weighs most in the score, and dropping it biases the mean down and the
+    standard error too. On M/M/40 at load 0.9 from empty (600 seeds, 2^19 arrivals, 256
+    batches) the two-sided rule dropped 20 batches or more in 16% of the runs, and the 95%
+    intervals of ``mean_wait`` covered 0.905 (0.80 in those runs); one-sided they covered
+    0.943, against 0.945 with a fixed warm-up of 20000 arrivals.
+
     Examples
     --------
     >>> import numpy as np
     >>> x = np.r_[np.linspace(10, 1, 8), np.ones(56) + 0.1 * np.sin(np.arange(56))]
     >>> mser(x, np.ones(64))   # the 8th batch is already at the steady level
     (7, True)
+    >>> mser(x, np.ones(64), side=-1)   # a start above the steady level is not cut as "below"
+    (0, True)
     >>> mser(np.arange(64.0), np.ones(64))   # a drift: no steady part
     (32, False)
     """
@@ -155,17 +180,22 @@ def mser(num: np.ndarray, den: np.ndarray) -> tuple[int, bool]:
     ok = d > 0
     x = n[ok] / d[ok]
     b = x.size
-    if b < 4:
+    if b < 4 or not ok.all():
         return 0, True
     # for every d: sum over j >= d of (x_j - mean)^2 / (b - d)^2, from suffix sums
     s1 = np.cumsum(x[::-1])[::-1]
     s2 = np.cumsum((x * x)[::-1])[::-1]
     m = np.arange(b, 0, -1, dtype=np.float64)
-    score = (s2 - s1 * s1 / m) / (m * m)
     half = b // 2  # the rule searches the first half only: the score over the last few
-    best = int(np.argmin(score[: half + 1]))  # batches is too noisy to compare (searched
-    return (best, best < half) if ok.all() else (0, True)  # whole, it flagged 22-42% of
-    # stationary M/M/1 runs as drifting and biased the mean down by cutting them in half)
+    # batches is too noisy to compare (searched whole, it flagged 22-42% of stationary M/M/1
+    # runs as drifting and biased the mean down by cutting them in half)
+    score = ((s2 - s1 * s1 / m) / (m * m))[: half + 1]
+    if side:
+        prefix = np.cumsum(x)[:half] / np.arange(1, half + 1)  # mean of the d first, d >= 1
+        wrong = np.sign(side) * (prefix - s1[1: half + 1] / m[1: half + 1]) < 0
+        score[1:][wrong] = np.inf
+    best = int(np.argmin(score))
+    return best, best < half
 
 
 def von_neumann_z(y: np.ndarray) -> float:
@@ -308,9 +338,35 @@ def _build(statistic: str, n: np.ndarray, d: np.ndarray, theta: float, confidenc
                         "the batch means do not vary (no event observed, e.g. no customer "
                         "waited): the run says nothing about the error; run longer, or ask "
                         "for an absolute precision")
-    half = _t_quantile(0.5 + confidence / 2.0, K - 1) * se
-    return Interval(statistic, theta, half, se, confidence, K if trusted else 0, g, trusted,
-                    reason)
+    t = _t_quantile(0.5 + confidence / 2.0, K - 1)
+    lo, hi = _skew_adjusted(t, y, K)
+    return Interval(statistic, theta, (hi - lo) / 2 * se, se, confidence, K if trusted else 0,
+                    g, trusted, reason, (lo + hi) / 2 * se)
+
+
+def _skew_adjusted(t: float, y: np.ndarray, K: int) -> tuple[float, float]:
+    """The arms ``(lo, hi)``, in standard errors, of the skewness-adjusted t interval.
+
+    Willink's (2005) correction, as Skart and N-Skart use it (Tafazzoli, Wilson, Lada and
+    Steiger 2011): with the batch means' sample skewness ``B`` and ``beta = B / (6 sqrt K)``,
+    ``G(z) = ((1 + 6 beta (z - beta))^(1/3) - 1) / (2 beta)`` and the interval
+    ``[mean - G(t) se, mean - G(-t) se]``. Waits are skewed to the right: a run that has not
+    yet met a long excursion has a low mean *and* a small standard error, and a symmetric t
+    interval misses such runs from below; the correction lengthens the arm on the side of the
+    long tail.
+    """
+    if K < 3:
+        return -t, t
+    s2 = float((y * y).sum()) / (K - 1)
+    m3 = float((y ** 3).sum()) * K / ((K - 1) * (K - 2))
+    beta = m3 / s2 ** 1.5 / (6.0 * math.sqrt(K)) if s2 > 0 else 0.0
+    if abs(beta) < 1e-12:
+        return -t, t
+
+    def g(z: float) -> float:
+        return (float(np.cbrt(1.0 + 6.0 * beta * (z - beta))) - 1.0) / (2.0 * beta)
+
+    return -g(t), -g(-t)
 
 
 def replication_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,

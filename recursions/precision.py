@@ -154,7 +154,22 @@ MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "
 series, not the most truncated of several, which multiplied the rule's false alarms)."""
 
 
-def _kept(res: SimulationResult, names: Sequence[str], auto: bool
+def _side(num: np.ndarray, den: np.ndarray, kind: str) -> int:
+    """Which side of the steady level the transient lies on (:func:`mser`'s ``side``).
+
+    From empty, below: a monotone system's workloads, waits and jobs grow stochastically
+    from 0 to their stationary law. From a given state, the side its first batch lies on,
+    against the mean of the whole run.
+    """
+    if kind == "empty":
+        return -1
+    n, d = np.sum(num, axis=0), np.sum(den, axis=0)
+    if not (d[0] > 0 and d.sum() > 0):
+        return 0
+    return int(np.sign(n[0] / d[0] - n.sum() / d.sum()))
+
+
+def _kept(res: SimulationResult, names: Sequence[str], auto: bool, kind: str
           ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
     """The batch sums after the MSER truncation (when ``auto``), batches dropped, steady."""
     sums = res._sums or {}
@@ -163,7 +178,7 @@ def _kept(res: SimulationResult, names: Sequence[str], auto: bool
         key = next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
                    next((k for k in MSER_PREFERENCE if k in sums), None))
         if key is not None:
-            drop, steady = mser(*sums[key])
+            drop, steady = mser(*sums[key], side=_side(*sums[key], kind))
     return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
 
 
@@ -271,7 +286,7 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
 
 def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence: float,
             batches: int, kind: str) -> SimulationResult:
-    kept, drop, steady = _kept(res, names, auto)
+    kept, drop, steady = _kept(res, names, auto, kind)
     if auto and not steady:
         dg.warn(f"{res.system}: warmup='auto' found no steady part: MSER's truncation point "
                 "sits at half the run, the most it may drop, so the run is too short for its "
@@ -298,7 +313,8 @@ def _guarded(iv: Interval, prev: tuple[float, float] | None, seen: float) -> Int
     scaled = se_prev * math.sqrt(seen_prev / seen)
     if not scaled > iv.se:
         return iv
-    return dataclasses.replace(iv, se=scaled, half_width=iv.half_width * scaled / iv.se)
+    r = scaled / iv.se
+    return dataclasses.replace(iv, se=scaled, half_width=iv.half_width * r, shift=iv.shift * r)
 
 
 def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool,
@@ -322,7 +338,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         used += (n + fixed_warmup) * nrep
         targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
         names = list(targets)
-        kept, _, steady = _kept(res, names, auto)
+        kept, _, steady = _kept(res, names, auto, kind)
         ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}
         seen = {k: float(kept[k][1].sum()) for k in names}
         ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}

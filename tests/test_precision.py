@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.signal import lfilter
+from scipy.stats import t as t_dist
 
 import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
 import recursions as rc
@@ -73,6 +74,32 @@ def test_mser_finds_the_transient_and_says_when_there_is_no_steady_part():
     d, steady = mser(x, np.ones(256))
     assert 15 <= d <= 40 and steady
     assert mser(np.arange(256.0), np.ones(256)) == (128, False)
+    assert mser(x, np.ones(256), side=1)[0] == d  # the transient lies above: found again
+    assert mser(x, np.ones(256), side=-1) == (0, True)  # a start "below" sees none here
+
+
+def test_one_sided_mser_leaves_a_high_excursion_of_a_start_from_below():
+    # a run from empty: a short low transient, then a stationary high excursion, the kind of
+    # patch skewed waits show; two-sided MSER cuts the excursion too (and biases the mean down)
+    rng = np.random.default_rng(5)
+    x = np.r_[np.zeros(3), 5.0 * np.ones(40), np.ones(213)] + 0.1 * rng.standard_normal(256)
+    assert mser(x, np.ones(256))[0] >= 43
+    assert mser(x, np.ones(256), side=-1)[0] <= 4  # the transient, not the excursion
+
+
+def test_skewness_adjusted_interval_covers_skewed_means():
+    # 4000 samples of 32 Exp(1) draws (skewness 2), each one replication of one batch: the
+    # symmetric t interval misses from below (a low mean comes with a small spread); the
+    # adjusted one holds its level (binomial standard error 0.0035)
+    rng = np.random.default_rng(7)
+    x = rng.exponential(size=(4000, 32))
+    ivs = [replication_interval(row[:, None], np.ones((32, 1))) for row in x]
+    adjusted = np.mean([iv.covers(1.0) for iv in ivs])
+    symmetric = np.mean([abs(iv.value - 1.0) <= iv.se * t_dist.ppf(0.975, 31) for iv in ivs])
+    assert abs(adjusted - 0.95) < 3 * 0.0035, adjusted
+    assert symmetric < adjusted - 0.01, (symmetric, adjusted)
+    assert np.mean([iv.upper - iv.value > iv.value - iv.lower for iv in ivs]) > 0.9  # arm up
+    assert all(iv.upper - iv.lower == pytest.approx(2 * iv.half_width) for iv in ivs)
 
 
 def test_replication_interval():
