@@ -50,6 +50,7 @@ from ._validate import MAX_COUNT, check_count
 from .codes import QueueCode
 from .diagnostics import batch_check, warn
 from .dists import Coxian, Law
+from .engines import register, unhonoured
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, check_input, is_poisson
 from .output_analysis import clt_failures
@@ -60,6 +61,7 @@ __all__ = [
     "I1F",
     "JSQ",
     "PowerOfD",
+    "QueueLengthEngine",
     "QueuePolicy",
     "simulate_queues",
     "sub_halfin_whitt_rate",
@@ -110,10 +112,38 @@ class QueuePolicy:
     buffer: int | None
     _code: int = -1
     engines: ClassVar[tuple[str, ...]] = ("queues", "counts")
+    """The engines that run it (:mod:`recursions.engines`), as every system declares them."""
+    heap_policy: ClassVar[None] = None
+    """No large-n event engine on workloads: queue lengths are what it keeps."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
         object.__setattr__(self, "buffer", _check_buffer(self.buffer))
+
+    def check_input(self, input: Any) -> None:
+        """Refuse an input the queue-length engines cannot run: they need Poisson arrivals.
+
+        Parameters
+        ----------
+        input : recursions.Input
+            The input.
+
+        Raises
+        ------
+        TypeError
+            If ``input`` is not a :class:`~recursions.Input`.
+        ValueError
+            If it carries arrivals only, or its arrivals are not Poisson.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JSQ(2).check_input(rc.Poisson(1.0, rc.dists.Exponential(1.0)))
+        """
+        check_input(input)
+        why = _input_refusal(self, input)
+        if why is not None:
+            raise ValueError(why)
 
     @property
     def _d(self) -> int:
@@ -746,6 +776,18 @@ def _run_queues(plan: _Plan, seed: np.random.SeedSequence):
     return acc, np.sort(qlen), measured
 
 
+def _input_refusal(system: Any, input: Input) -> str | None:
+    """Why the queue-length engines cannot run ``input`` (arrivals only, not Poisson), or None."""
+    if input.arrivals_only:
+        return (f"{system!r} serves each job for its service time, but {input!r} carries "
+                "arrivals only (its service times are placeholders): give an input with a "
+                "service law, e.g. rc.Poisson(rate, service)")
+    if not is_poisson(input):
+        return ("input must be Poisson (rc.Poisson, or a Renewal with exponential interarrival "
+                f"times), got {input!r}")
+    return None
+
+
 def _policy(system: Any) -> tuple[int, int, int, int]:
     """``(code, servers, buffer or 0, d)`` of a supported system, else ``TypeError``."""
     if isinstance(system, QueuePolicy):
@@ -840,15 +882,9 @@ def simulate_queues(
     """
     code, n, b, d = _policy(system)
     check_input(input)
-    if input.arrivals_only:
-        raise ValueError(f"{system!r} serves each job for its service time, but {input!r} "
-                         "carries arrivals only (its service times are placeholders): give an "
-                         "input with a service law, e.g. rc.Poisson(rate, service)")
-    if not is_poisson(input):
-        raise ValueError(
-            "input must be Poisson (rc.Poisson, or a Renewal with exponential interarrival "
-            f"times), got {input!r}"
-        )
+    why = _input_refusal(system, input)
+    if why is not None:
+        raise ValueError(why)
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (measured arrivals) and time (measured time)")
     if steps is not None:
@@ -952,3 +988,63 @@ def simulate_queues(
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )
+
+
+# ------------------------------------------------------------------------------------------
+# the engines of rc.simulate
+# ------------------------------------------------------------------------------------------
+class QueueLengthEngine:
+    """An engine of :func:`recursions.simulate` for queue-length systems (:mod:`.engines`).
+
+    ``"queues"`` keeps the queue length of every server (any service law); ``"counts"`` the
+    aggregated counts of servers by length and phase (Coxian, exponential or Erlang service),
+    preferred by ``engine="auto"`` where it runs. Both take ``steps`` or ``time``, ``warmup``,
+    ``replications``, ``rng`` and ``batches``; they keep counts of jobs, not workload vectors,
+    so they refuse every other option of :func:`recursions.simulate`.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.simulate(rc.JSQ(3, buffer=2), rc.Poisson(2.0, rc.dists.LogNormal(1.0, 0.5)),
+    ...             1000, rng=1).engine
+    'queues'
+    """
+
+    family = "queue-length"
+    keywords: frozenset[str] = frozenset()
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def refuses(self, system: Any, plan: Any) -> str | None:
+        """Why not: options about workload vectors, arrivals not Poisson, or phases missing.
+
+        ``"counts"`` also refuses a service law without phases (no Coxian form).
+        """
+        bad = unhonoured(self, plan)
+        if bad:
+            return (f"{type(system).__name__} runs on the queue-length engines, which do not "
+                    f"take {', '.join(f'{k}=' for k in bad)} (they keep counts of jobs per "
+                    "server, not workload vectors): leave them out")
+        why = _input_refusal(system, plan.input)
+        if why is not None or self.name != "counts":
+            return why
+        law = plan.input.service
+        if _as_coxian(law) is None:
+            return ("engine='counts' needs Coxian, Exponential or Erlang service (the chain "
+                    f"tracks phases); got {law!r}: use engine='queues'")
+        return None
+
+    def preferred(self, system: Any, plan: Any) -> bool:
+        """``"counts"`` (where it runs: its cost per event does not grow with ``N``)."""
+        return self.name == "counts"
+
+    def run(self, system: Any, plan: Any) -> SimulationResult:
+        """:func:`simulate_queues` on this engine."""
+        return simulate_queues(system, plan.input, plan.steps, time=plan.time,
+                               warmup=plan.warmup, replications=plan.replications,
+                               rng=plan.rng, engine=self.name, batches=plan.batches)
+
+
+QUEUES = register(QueueLengthEngine("queues"))
+COUNTS = register(QueueLengthEngine("counts"))

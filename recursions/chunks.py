@@ -1,0 +1,262 @@
+"""The chunk loop of the workload engines: a warm-up, then a measured run, in chunks.
+
+:func:`run_chunks` runs every replication of a :class:`Kernel` (the dense engine's sorted
+vectors or the heap engine's empty times, :mod:`recursions.workload`) through the warm-up,
+fixes the profile grid, then runs the measured part. Where the draws come from is a
+strategy:
+
+* :class:`BlockDraws` -- the input's streams draw each chunk in blocks (numpy) in a helper
+  thread while the kernel runs the previous chunk; one producer keeps every stream's order;
+* :class:`KernelDraws` -- built-in laws drawn inside the kernel from the streams' own
+  generators (the very numbers of the blocks), each replication in a thread task, in calls of
+  at most ``plan.max_call`` arrivals so that an interrupt is honoured between them.
+
+Both give the same numbers bit for bit (``tests/test_in_kernel_draws.py``).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numba
+import numpy as np
+
+from .plan import RunPlan
+
+__all__ = ["BlockDraws", "Kernel", "KernelDraws", "Tables", "run_chunks"]
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The profile grid ``g`` and its histograms ``hist`` (per replication and batch).
+
+    Examples
+    --------
+    >>> Tables.empty(2, 4).hist.shape
+    (2, 4, 1)
+    """
+
+    g: np.ndarray
+    hist: np.ndarray
+
+    @classmethod
+    def empty(cls, nrep: int, batches: int) -> Tables:
+        """The tables of the warm-up, which collects nothing."""
+        return cls(np.zeros(0), np.zeros((nrep, batches, 1)))
+
+    @classmethod
+    def fixed(cls, plan: RunPlan, current_max: float) -> Tables:
+        """The user's grid, else 33 levels to ``max(4 E[sigma], current_max)``."""
+        g = plan.grid
+        if g is None:
+            g = np.linspace(0.0, max(4.0 * plan.input.mean_service, current_max), 33)
+        return cls(g, np.zeros((plan.replications, plan.batches, 2 * (g.size + 1))))
+
+
+class Kernel(Protocol):
+    """The state of one engine's run and its two kinds of kernel call."""
+
+    def block(self, sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool,
+              tables: Tables) -> None:
+        """Every replication through one chunk of drawn arrivals."""
+        ...
+
+    def drawn(self, r: int, count: int, collect: bool, t0: int, tables: Tables) -> None:
+        """Replication ``r`` through ``count`` arrivals drawn inside the kernel."""
+        ...
+
+    def replication_done(self, r: int, t0: int) -> bool:
+        """Whether replication ``r`` has measured enough (``t0`` arrivals so far)."""
+        ...
+
+    def all_done(self, done: int) -> bool:
+        """Whether every replication has measured enough (``done`` arrivals so far)."""
+        ...
+
+    def start_measuring(self) -> float:
+        """Begin the measured run; returns the largest workload now (for the grid)."""
+        ...
+
+    def check(self, where: str, collect: bool) -> None:
+        """Look at the states (a user's map: :meth:`recursions.System.check_run`)."""
+        ...
+
+
+class Draws(Protocol):
+    """Where the arrivals come from: :class:`BlockDraws` or :class:`KernelDraws`."""
+
+    def run(self, loop: ChunkLoop) -> Tables:
+        """The warm-up and the measured run; returns the measured run's tables."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChunkLoop:
+    """One run's kernel, plan and progress bar, with the sizes of its chunks."""
+
+    kernel: Kernel
+    plan: RunPlan
+    bar: Any
+
+    def warm_sizes(self, span: int) -> list[int]:
+        """The warm-up in chunks of at most ``span`` arrivals."""
+        warmup = self.plan.warmup
+        return [min(span, warmup - i) for i in range(0, warmup, span)]
+
+    def next_size(self, done: int) -> int:
+        """The next measured chunk after ``done`` arrivals."""
+        steps, chunk = self.plan.steps, self.plan.chunk
+        return chunk if steps is None else min(chunk, steps - done)
+
+    def advance(self, count: int) -> None:
+        """Count ``count`` arrivals on the progress bar."""
+        if self.bar is not None:
+            self.bar.update(count)
+
+
+@dataclass(frozen=True)
+class BlockDraws:
+    """Draws made in blocks outside the kernel, a chunk ahead in a helper thread.
+
+    ``streams[r].next(count)`` draws replication ``r``'s services and interarrival times;
+    ``uniforms(r, count)`` its ``m`` routing uniforms per arrival.
+    """
+
+    streams: list[Any]
+    uniforms: Any
+    m: int
+
+    def draw(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``count`` arrivals of every replication: services, interarrival times, uniforms."""
+        nrep = len(self.streams)
+        sig = np.empty((nrep, count))
+        tau = np.empty((nrep, count))
+        U = np.empty((nrep, count, self.m))
+        for r in range(nrep):
+            sig[r], tau[r] = self.streams[r].next(count)
+            U[r] = self.uniforms(r, count)
+        return sig, tau, U
+
+    def run(self, loop: ChunkLoop) -> Tables:
+        """The warm-up and the measured run, chunk by chunk."""
+        kernel, plan = loop.kernel, loop.plan
+        sizes = loop.warm_sizes(plan.chunk)
+        tables = Tables.empty(plan.replications, plan.batches)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            nxt = pool.submit(self.draw, sizes[0] if sizes else loop.next_size(0))
+            for i, c in enumerate(sizes):
+                sig, tau, U = nxt.result()
+                nxt = pool.submit(self.draw, sizes[i + 1] if i + 1 < len(sizes)
+                                  else loop.next_size(0))
+                kernel.block(sig, tau, U, False, tables)
+                loop.advance(c)
+            tables = Tables.fixed(plan, kernel.start_measuring())
+            done = 0
+            while not kernel.all_done(done):
+                sig, tau, U = nxt.result()
+                c = sig.shape[1]
+                done += c
+                if not kernel.all_done(done) or plan.time is not None:
+                    nxt = pool.submit(self.draw, loop.next_size(done) or plan.chunk)
+                kernel.block(sig, tau, U, True, tables)
+                loop.advance(c)
+            nxt.cancel()
+        return tables
+
+
+@dataclass(frozen=True)
+class KernelDraws:
+    """Built-in laws drawn inside the kernel; replications in parallel thread tasks."""
+
+    def run(self, loop: ChunkLoop) -> Tables:
+        """The warm-up, the look at the states, the grid, the measured run."""
+        kernel, plan = loop.kernel, loop.plan
+        tables = Tables.empty(plan.replications, plan.batches)
+        self._phase(loop, False, tables)
+        kernel.check("at the end of the warm-up", False)
+        tables = Tables.fixed(plan, kernel.start_measuring())
+        self._phase(loop, True, tables)
+        kernel.check("at the end of the run", True)
+        return tables
+
+    def _phase(self, loop: ChunkLoop, collect: bool, tables: Tables) -> None:
+        """Warm-up (or the measured run) of every replication, each in one thread task."""
+        plan = loop.plan
+        # nothing is drawn outside, so a count of arrivals runs in few calls (each call costs
+        # the typing of its arguments; the numbers do not depend on the split) of at most
+        # max_call arrivals, so that an interrupt (Ctrl-C) is honoured between them, unless
+        # a progress bar wants the chunks
+        chunked = loop.bar is not None or plan.steps is None
+        span = plan.chunk if chunked else min(max(plan.steps or 0, plan.warmup, 1),
+                                              plan.max_call)
+        warm = loop.warm_sizes(plan.chunk if loop.bar is not None else plan.max_call)
+        stop = [False]  # set when the main thread is interrupted: the threads stop too
+
+        def one(r: int) -> None:
+            if not collect:
+                for c in warm:
+                    if stop[0]:
+                        return
+                    loop.kernel.drawn(r, c, False, 0, tables)
+                    if r == 0:
+                        loop.advance(c)
+                return
+            t0 = 0
+            while not loop.kernel.replication_done(r, t0):
+                if stop[0]:
+                    return
+                c = span if plan.steps is None else min(span, plan.steps - t0)
+                loop.kernel.drawn(r, c, True, t0, tables)
+                t0 += c
+                if r == 0:
+                    loop.advance(c)
+
+        nrep = plan.replications
+        workers = min(nrep, max(1, numba.get_num_threads()))
+        if workers == 1:
+            for r in range(nrep):
+                one(r)
+            return
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            try:
+                list(ex.map(one, range(nrep)))
+            except BaseException:
+                stop[0] = True
+                raise
+
+
+def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws) -> Tables:
+    """Run ``kernel`` through ``plan``'s warm-up and measured run with ``draws``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The engine's state and kernel calls.
+    plan : RunPlan
+        The run.
+    draws : BlockDraws or KernelDraws
+        Where the arrivals come from.
+
+    Returns
+    -------
+    Tables
+        The grid and profile histograms of the measured run.
+    """
+    bar = _progress_bar(plan.progress, plan.warmup + (plan.steps or 0))
+    try:
+        return draws.run(ChunkLoop(kernel, plan, bar))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _progress_bar(progress: bool, total: int) -> Any:
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("progress=True needs tqdm: pip install tqdm") from exc
+    return tqdm(total=total, unit="arrival", unit_scale=True)

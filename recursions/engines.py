@@ -1,0 +1,165 @@
+"""The engines that run :func:`recursions.simulate`: one protocol and a registry.
+
+An engine is a small object with a ``name``, the ``family`` of systems it runs, the
+``keywords`` of :func:`recursions.simulate` it honours, ``refuses(system, plan)`` (why it cannot
+run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)`` (whether
+``engine="auto"`` takes it when it does not refuse) and ``run(system, plan)``. Engines register
+themselves with :func:`register` where they are defined:
+
+==========  =====================================================  ==========================
+name        what it keeps                                          module
+==========  =====================================================  ==========================
+``dense``   the sorted workload vector, ``O(S)`` per arrival       :mod:`recursions.workload`
+``heap``    absolute empty times in an indexed min-heap            :mod:`recursions.workload`
+``queues``  queue lengths per server, any service law              :mod:`recursions.zerowait`
+``counts``  aggregated counts of servers per length and phase      :mod:`recursions.zerowait`
+==========  =====================================================  ==========================
+
+A system declares the engines that run it (:attr:`recursions.System.engines`, in order of
+preference when none is preferred), and :func:`choose` picks among those.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .plan import RunPlan, Simulable
+    from .result import SimulationResult
+
+__all__ = ["ENGINES", "Engine", "choose", "register"]
+
+
+class Engine(Protocol):
+    """An engine of :func:`recursions.simulate` (see the module's table).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> import recursions.simulate  # the engines register on import
+    >>> ENGINES["heap"].family, "record" in ENGINES["heap"].keywords
+    ('workload', False)
+    """
+
+    name: str
+    family: str
+    keywords: frozenset[str]
+
+    def refuses(self, system: Simulable, plan: RunPlan) -> str | None:
+        """Why this engine cannot run ``plan`` on ``system``, or ``None``."""
+        ...
+
+    def preferred(self, system: Simulable, plan: RunPlan) -> bool:
+        """Whether ``engine="auto"`` takes this engine (when it does not refuse)."""
+        ...
+
+    def run(self, system: Simulable, plan: RunPlan) -> SimulationResult:
+        """Run ``plan`` on ``system``."""
+        ...
+
+
+ENGINES: dict[str, Engine] = {}
+"""The registered engines by name, in the order they registered."""
+
+
+def register(engine: Engine) -> Engine:
+    """Add ``engine`` to :data:`ENGINES` under its name (a later one replaces it).
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine.
+
+    Returns
+    -------
+    Engine
+        ``engine``, so that a module can write ``DENSE = register(DenseEngine())``.
+
+    Examples
+    --------
+    >>> import recursions.simulate  # the built-in engines register on import
+    >>> register(ENGINES["dense"]) is ENGINES["dense"]
+    True
+    """
+    ENGINES[engine.name] = engine
+    return engine
+
+
+def unhonoured(engine: Engine, plan: RunPlan) -> list[str]:
+    """The options ``plan`` gives that ``engine`` does not honour (its ``keywords``).
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine.
+    plan : RunPlan
+        The plan.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.plan import make_plan
+    >>> plan = make_plan(rc.JSQ(3), rc.Poisson(2.0, rc.dists.Exponential(1.0)), 10, record=True)
+    >>> unhonoured(ENGINES["queues"], plan)
+    ['record']
+    """
+    return [k for k in plan.given() if k not in engine.keywords]
+
+
+def choose(system: Simulable, plan: RunPlan) -> Engine:
+    """The engine that runs ``plan`` on ``system``.
+
+    The one asked for, or for ``"auto"`` the first engine ``system`` declares that is
+    preferred and does not refuse, else the first that does not refuse.
+
+    Parameters
+    ----------
+    system : Simulable
+        The system; its ``engines`` name the candidates.
+    plan : RunPlan
+        The validated request; ``plan.engine`` is ``"auto"`` or a name.
+
+    Returns
+    -------
+    Engine
+
+    Raises
+    ------
+    ValueError
+        For an unknown engine, one of another family, or a refusal (its reason).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.plan import make_plan
+    >>> inp = rc.Poisson(50.0, rc.dists.Exponential(1.0))
+    >>> choose(rc.JSW(100), make_plan(rc.JSW(100), inp, 1000)).name
+    'heap'
+    >>> choose(rc.JSW(2), make_plan(rc.JSW(2), inp, 1000)).name
+    'dense'
+    """
+    declared = [ENGINES[name] for name in system.engines]
+    if plan.engine == "auto":
+        ready = [e for e in declared if e.refuses(system, plan) is None]
+        for engine in [e for e in ready if e.preferred(system, plan)] + ready:
+            return engine
+        raise ValueError(declared[0].refuses(system, plan))
+    family = declared[0].family
+    names = [n for n, e in ENGINES.items() if e.family == family]
+    listed = " or ".join(repr(n) for n in names)
+    asked: Any = plan.engine
+    if not isinstance(asked, str) or asked not in ENGINES:
+        raise ValueError(f"engine must be 'auto', {', '.join(repr(n) for n in names[:-1])}"
+                         f" or {names[-1]!r}, got {asked!r}")
+    engine = ENGINES[asked]
+    if engine.family != family:
+        raise ValueError(f"{type(system).__name__} is a {family} system: it runs on engine "
+                         f"{listed}, not {asked!r}")
+    why = engine.refuses(system, plan)
+    if why is not None:
+        raise ValueError(why)
+    return engine

@@ -1,0 +1,202 @@
+"""What a run of :func:`recursions.simulate` is asked to do, validated once: :class:`RunPlan`.
+
+:func:`make_plan` checks the keywords every engine reads (the system, the input, ``steps`` or
+``time``, the warm-up, replications, batches, chunk, grid, ``profile_every``) and freezes
+them; the engines of :mod:`recursions.engines` then say whether they can run the plan
+(``refuses``) and run it. What only one engine needs (a workload vector ``w0``, the memory of
+its arrays) is checked by that engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ._rng import RngLike
+from ._validate import MAX_COUNT, check_count, check_int, check_positive
+from .inputs import Input, check_input
+
+__all__ = ["DEFAULT_CHUNK", "KernelLaws", "RunPlan", "Simulable", "make_plan"]
+
+DEFAULT_CHUNK = 8192
+"""Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
+
+KernelLaws = tuple[int, np.ndarray, int, np.ndarray]
+"""``(service code, params, interarrival code, params)`` of laws drawn inside the kernels."""
+
+
+@runtime_checkable
+class Simulable(Protocol):
+    """What :func:`recursions.simulate` asks of a system: its servers, engines and inputs.
+
+    Every :class:`recursions.System` and every queue-length policy of
+    :mod:`recursions.zerowait` declares these.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> isinstance(rc.JSW(2), Simulable), isinstance(rc.JSQ(2), Simulable)
+    (True, True)
+    """
+
+    @property
+    def servers(self) -> int:
+        """The number of servers."""
+        ...
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """The names of the engines that run this system (:mod:`recursions.engines`)."""
+        ...
+
+    def check_input(self, input: Any) -> None:
+        """Refuse an input this system cannot run on."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunPlan:
+    """The keywords of one :func:`recursions.simulate` call, validated.
+
+    Attributes
+    ----------
+    input : recursions.Input
+        The arrival input.
+    steps : int or None
+        Measured arrivals per replication, or ``None`` with ``time``.
+    time : float or None
+        Measured time per replication, or ``None`` with ``steps``.
+    warmup : int
+        Arrivals discarded first.
+    replications : int
+        Independent replications.
+    batches : int
+        Batches per replication (the default resolved).
+    chunk : int
+        Arrivals per chunk of block draws and per progress-bar update.
+    engine : str
+        The engine asked for (``"auto"`` or a name of :mod:`recursions.engines`).
+    rng, record, w0, grid, profile_every, progress, reference
+        As given to :func:`recursions.simulate` (``grid`` as a float array or ``None``).
+    laws : tuple or None
+        The input's laws when they are drawn inside the kernels, else ``None`` (block draws).
+    max_call : int
+        The most arrivals of one in-kernel call (an interrupt waits at most for one).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> plan = make_plan(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000)
+    >>> plan.steps, plan.batches, plan.given()
+    (1000, 32, [])
+    """
+
+    input: Input
+    steps: int | None
+    time: float | None
+    warmup: int = 0
+    replications: int = 1
+    batches: int = 32
+    chunk: int = DEFAULT_CHUNK
+    engine: str = "auto"
+    rng: RngLike = 1
+    record: bool = False
+    w0: Any = None
+    grid: np.ndarray | None = None
+    profile_every: int | None = None
+    progress: bool = False
+    reference: Any = None
+    laws: KernelLaws | None = None
+    max_call: int = 1 << 22
+
+    def given(self) -> list[str]:
+        """The options given other than their defaults (those an engine may not honour)."""
+        values = {"record": self.record, "w0": self.w0, "grid": self.grid,
+                  "profile_every": self.profile_every, "progress": self.progress,
+                  "chunk": self.chunk, "reference": self.reference}
+        defaults = {"record": False, "w0": None, "grid": None, "profile_every": None,
+                    "progress": False, "chunk": DEFAULT_CHUNK, "reference": None}
+        return [k for k, v in values.items() if not (v is defaults[k] or (
+            isinstance(v, (bool, int)) and v == defaults[k]))]
+
+
+def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
+              time: float | None = None, warmup: int = 0, replications: int = 1,
+              batches: int | None = None, chunk: int = DEFAULT_CHUNK, engine: str = "auto",
+              grid: Any = None, profile_every: int | None = None,
+              laws: Callable[[Input], KernelLaws | None] | None = None,
+              **options: Any) -> RunPlan:
+    """Validate what every engine reads and freeze it into a :class:`RunPlan`.
+
+    Parameters
+    ----------
+    system : Simulable
+        The system (a :class:`recursions.System` or a queue-length policy).
+    input : recursions.Input
+        The arrival input; ``system.check_input`` may refuse it.
+    steps, time, warmup, replications, batches, chunk, engine, grid, profile_every
+        As in :func:`recursions.simulate`.
+    laws : callable, optional
+        ``input -> laws`` drawn inside the kernels, or ``None`` (block draws).
+    **options
+        ``rng``, ``record``, ``w0``, ``progress``, ``reference``, ``max_call``, kept as given.
+
+    Returns
+    -------
+    RunPlan
+
+    Raises
+    ------
+    TypeError
+        For a system that is not one, or an argument of the wrong type.
+    ValueError
+        For invalid arguments.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> make_plan(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), time=50.0).batches
+    32
+    """
+    if not isinstance(system, Simulable):
+        raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    check_input(input)
+    system.check_input(input)
+    if (steps is None) == (time is None):
+        raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
+    if steps is not None:
+        steps = check_count(steps, "steps")
+    else:
+        time = check_positive(time, "time")
+        if time > MAX_COUNT * input.mean_interarrival:
+            raise ValueError(
+                f"time must be at most 2**53 mean interarrival times "
+                f"({MAX_COUNT * input.mean_interarrival:g}), got {time!r}: no run can count "
+                "that many arrivals")
+    warmup = check_count(warmup, "warmup", 0)
+    nrep = check_int(replications, "replications", 1)
+    default_batches = min(32, steps) if steps is not None else 32
+    batches = default_batches if batches is None else check_int(batches, "batches", 1)
+    chunk = check_int(chunk, "chunk", 1)
+    if steps is not None and batches > steps:
+        raise ValueError(f"batches must be <= steps, got batches={batches}, steps={steps}")
+    if steps is None and batches > MAX_COUNT:
+        raise ValueError(f"batches must be <= 2**53, got {batches}")
+    every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
+    return RunPlan(input=input, steps=steps, time=time, warmup=warmup, replications=nrep,
+                   batches=batches, chunk=chunk, engine=engine, grid=_levels(grid),
+                   profile_every=every,
+                   laws=None if laws is None else laws(input), **options)
+
+
+def _levels(grid: Any) -> np.ndarray | None:
+    """A user's profile grid as a float array, checked, or ``None``."""
+    if grid is None:
+        return None
+    g = np.asarray(grid, dtype=np.float64).ravel()
+    if g.size == 0 or not np.all(np.isfinite(g)) or np.any(np.diff(g) <= 0) or g[0] < 0:
+        raise ValueError("grid must be a non-empty, strictly increasing array of levels >= 0")
+    return g

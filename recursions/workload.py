@@ -1,0 +1,410 @@
+"""The workload engines of :func:`recursions.simulate`: ``"dense"`` and ``"heap"``.
+
+``"dense"`` applies the system's compiled map to the sorted workload vector (``O(S)`` per
+arrival, :mod:`recursions.drivers`); ``"heap"`` (JSW, JIQ, RandomRouting, LeastOfD,
+Redundancy) keeps absolute empty times in an indexed min-heap (``O(log S)`` per arrival,
+:mod:`recursions.heap`). Both register in :mod:`recursions.engines`, run through the one
+chunk loop of :mod:`recursions.chunks` and report with :mod:`recursions.workload_result`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import _stats as eng
+from . import diagnostics as dg
+from . import heap as hp
+from ._memory import require_memory
+from ._rng import as_seed_sequence, child, forward_generator
+from .chunks import BlockDraws, Draws, KernelDraws, Tables, run_chunks
+from .engines import register
+from .plan import RunPlan
+from .result import SimulationResult
+from .systems import System
+from .workload_result import few_snapshots, workload_result
+
+__all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine"]
+
+HEAP_MIN_SERVERS = 32
+"""``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
+
+_ALL = frozenset({"record", "w0", "grid", "profile_every", "progress", "chunk", "reference"})
+
+
+@dataclass
+class _Run:
+    """One run's arrays and streams, shared by the dense and heap kernels."""
+
+    system: System
+    plan: RunPlan
+    W: np.ndarray
+    every: int
+    streams: list[Any]
+    gens: list[np.random.Generator]
+    m: int
+    law_drivers: Any
+    acc: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.acc = np.zeros((self.plan.replications, self.plan.batches, eng.N_STATS))
+
+    def laws(self, r: int) -> tuple[Any, ...]:
+        """Replication ``r``'s two generators with the law codes and parameters."""
+        assert self.plan.laws is not None
+        scode, spar, tcode, tpar = self.plan.laws
+        gs, gt = self.streams[r].generators[:2]
+        return gs, scode, spar, gt, tcode, tpar
+
+    def uniforms(self, r: int, count: int) -> np.ndarray:
+        """Replication ``r``'s routing uniforms for ``count`` arrivals (block draws)."""
+        return self.system.innovations(self.gens[r], count)
+
+    def check(self, where: str, collect: bool) -> None:
+        """Nothing to look at (the dense run looks at a user's map)."""
+
+    def replication_done(self, r: int, t0: int) -> bool:
+        """Whether replication ``r`` has measured its steps."""
+        return t0 >= (self.plan.steps or 0)
+
+    def all_done(self, done: int) -> bool:
+        """Whether the replications have measured their steps."""
+        return done >= (self.plan.steps or 0)
+
+
+@dataclass
+class _DenseRun(_Run):
+    """The sorted workload vectors of the dense engine and its kernel calls."""
+
+    path: np.ndarray = field(init=False)
+    t0: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        plan, S = self.plan, self.system.servers
+        self.path = (np.zeros((plan.replications, plan.steps or 0, S)) if plan.record
+                     else eng.empty_path())
+
+    def block(self, sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool,
+              tables: Tables) -> None:
+        """Every replication through one chunk of drawn arrivals; then a look at the states."""
+        g, plan = tables.g, self.plan
+        self.system.drivers.run_chunk(self.system.params, self.W, sig, tau, U, collect,
+                                      self.t0, plan.steps, plan.batches, g,
+                                      eng.uniform_step(g), self.every, self.acc, tables.hist,
+                                      self.path)
+        if collect:
+            self.t0 += sig.shape[1]
+        self.system.check_run(self.W, self.acc if collect else None,
+                              where=f"after {self.t0} measured arrivals" if collect else
+                              "in the warm-up")
+
+    def drawn(self, r: int, c: int, collect: bool, t0: int, tables: Tables) -> None:
+        """Replication ``r`` through ``c`` arrivals drawn in the loop (never recorded)."""
+        params, g, plan = self.system.params, tables.g, self.plan
+        if not collect:  # the dense loop always collects: a warm-up into scratch tables
+            self.law_drivers.run_draws(params, self.W[r], *self.laws(r), self.gens[r], self.m,
+                                       c, True, 0, c, 1, np.zeros(0), 0.0, c + 1,
+                                       np.zeros((1, eng.N_STATS)), np.zeros((1, 1)),
+                                       np.zeros((0, 0)))
+            return
+        self.law_drivers.run_draws(params, self.W[r], *self.laws(r), self.gens[r], self.m, c,
+                                   True, t0, plan.steps, plan.batches, g, eng.uniform_step(g),
+                                   self.every, self.acc[r], tables.hist[r], np.zeros((0, 0)))
+
+    def check(self, where: str, collect: bool) -> None:
+        """A user's map looks at its states (:meth:`recursions.System.check_run`)."""
+        self.system.check_run(self.W, self.acc if collect else None, where=where)
+
+    def start_measuring(self) -> float:
+        """The largest workload at the end of the warm-up."""
+        return float(self.W.max())
+
+    def final_state(self) -> np.ndarray:
+        """The workload vectors at the end."""
+        return self.W
+
+
+@dataclass
+class _HeapRun(_Run):
+    """The empty times of the heap engine (absolute, with their clocks) and its kernel calls."""
+
+    policy: int = -1
+    d: int = 0
+    heap: np.ndarray = field(init=False)
+    pos: np.ndarray = field(init=False)
+    tnow: np.ndarray = field(init=False)
+    elapsed: np.ndarray = field(init=False)
+    idx: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        nrep = self.plan.replications
+        self.heap, self.pos = hp.init_heap(self.W)
+        self.tnow = np.zeros(nrep)
+        self.elapsed = np.zeros(nrep)
+        self.idx = np.zeros(nrep, dtype=np.int64)
+
+    def uniforms(self, r: int, count: int) -> np.ndarray:
+        """The heap's own uniforms (a redundancy system draws its row)."""
+        if self.policy != hp.REDUNDANCY:
+            return self.gens[r].random((count, self.m))
+        return self.system.innovations(self.gens[r], count)
+
+    def _horizon(self, collect: bool) -> tuple[float, int, bool]:
+        # only the measured run stops at the time horizon: the warm-up counts arrivals
+        time, steps = self.plan.time, self.plan.steps
+        return (float(time) if time is not None else 0.0, steps if steps is not None else 1,
+                collect and time is not None)
+
+    def block(self, sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool,
+              tables: Tables) -> None:
+        """Every replication through one chunk of drawn arrivals."""
+        g = tables.g
+        time, steps, by_time = self._horizon(collect)
+        hp.run_heap_chunk(self.policy, self.d, self.system.params, self.W, self.heap, self.pos,
+                          self.tnow, self.elapsed, self.idx, sig, tau, U, collect, time, steps,
+                          self.plan.batches, by_time, g, eng.uniform_step(g), self.every,
+                          self.acc, tables.hist, hp.REBASE, self.gens[0])
+
+    def drawn(self, r: int, c: int, collect: bool, t0: int, tables: Tables) -> None:
+        """Replication ``r`` through ``c`` arrivals drawn in the loop."""
+        g = tables.g
+        time, steps, by_time = self._horizon(collect)
+        hs = np.array([self.tnow[r], self.elapsed[r], float(self.idx[r])])
+        self.law_drivers.run_heap_draws(
+            self.policy, self.d, self.system.params, self.W[r], self.heap[r], self.pos[r], hs,
+            *self.laws(r), self.gens[r], self.m, c, collect, time, steps, self.plan.batches,
+            by_time, g, eng.uniform_step(g), self.every, self.acc[r], tables.hist[r],
+            hp.REBASE)
+        self.tnow[r], self.elapsed[r], self.idx[r] = hs[0], hs[1], int(hs[2])
+
+    def replication_done(self, r: int, t0: int) -> bool:
+        """Whether replication ``r`` has measured its steps or its time."""
+        time = self.plan.time
+        return bool(self.elapsed[r] >= time) if time is not None else super().replication_done(
+            r, t0)
+
+    def all_done(self, done: int) -> bool:
+        """Whether every replication has measured its steps or its time."""
+        time = self.plan.time
+        return bool(np.all(self.elapsed >= time)) if time is not None else super().all_done(done)
+
+    def start_measuring(self) -> float:
+        """Start the clocks of the measured run; the largest workload now."""
+        self.elapsed[:] = 0.0
+        return float((self.W - self.tnow[:, None]).max())
+
+    def final_state(self) -> np.ndarray:
+        """The workloads at the end."""
+        return np.maximum(self.W - self.tnow[:, None], 0.0)
+
+
+class _WorkloadEngine:
+    """What the dense and heap engines share: the set-up of a run, the loop and the result."""
+
+    name = ""
+    family = "workload"
+    keywords = _ALL
+
+    def run(self, system: Any, plan: RunPlan) -> SimulationResult:
+        """Run ``plan`` on ``system`` and report (see :func:`recursions.simulate`)."""
+        S, nrep = system.servers, plan.replications
+        # a workload vector, an empty-time heap with its positions and the statistics
+        require_memory(48.0 * S * nrep, f"simulating {type(system).__name__} with {S} servers "
+                       f"and {nrep} replication(s)", "use fewer servers or replications")
+        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
+        every = max(1, S) if plan.profile_every is None else plan.profile_every
+        self._check_snapshots(plan, every, S)
+        _require_run_memory(system, plan, every)
+        load_msg = _warn_before(system, plan)
+        seeds = as_seed_sequence(plan.rng).spawn(nrep)
+        streams = [plan.input.forward(child(sd, 0)) for sd in seeds]
+        gens = [forward_generator(sd, 1) for sd in seeds]
+        W = np.ascontiguousarray(starts, dtype=np.float64)
+        state = self._state(system, plan, W, every, streams, gens)
+        draws: Draws = (KernelDraws() if state.law_drivers is not None
+                        else BlockDraws(streams, state.uniforms, state.m))
+        tables = run_chunks(state, plan, draws)
+        return workload_result(system, plan, self.name, state.acc, tables,
+                               state.final_state(), getattr(state, "path", None), every,
+                               load_msg)
+
+    def _check_snapshots(self, plan: RunPlan, every: int, S: int) -> None:
+        """Refuse a run of too few profile snapshots (before anything is drawn)."""
+
+    def _state(self, system: Any, plan: RunPlan, W: np.ndarray, every: int,
+               streams: list[Any], gens: list[np.random.Generator]) -> Any:
+        raise NotImplementedError
+
+
+class DenseEngine(_WorkloadEngine):
+    """The dense engine: the compiled map on the sorted workload vector.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000,
+    ...             engine="dense").engine
+    'dense'
+    """
+
+    name = "dense"
+
+    def refuses(self, system: Any, plan: RunPlan) -> str | None:
+        """Time horizons need the heap engine."""
+        if plan.time is not None:
+            return "time= runs need the heap engine (JSW, JIQ, RandomRouting, LeastOfD)"
+        return None
+
+    def preferred(self, system: Any, plan: RunPlan) -> bool:
+        """Never preferred: it runs what the heap engine does not."""
+        return False
+
+    def _check_snapshots(self, plan: RunPlan, every: int, S: int) -> None:
+        if plan.reference is not None and plan.steps is not None and plan.steps <= every:
+            raise ValueError(few_snapshots(1, plan.steps, every, S, plan.profile_every is None,
+                                           engine="dense"))
+
+    def _state(self, system: Any, plan: RunPlan, W: np.ndarray, every: int,
+               streams: list[Any], gens: list[np.random.Generator]) -> _DenseRun:
+        # a plain Python step (rc.Map without @njit) runs its drivers as Python, where a
+        # compiled draw per customer costs more than numpy's blocks; a recorded path comes
+        # from the block drivers (the same numbers): the drawing loops hold no path-recording
+        # code, which cost them 1-3% per arrival (measured alone at 4 to 16 servers)
+        in_kernel = plan.laws is not None and not plan.record and (
+            type(system).innovations is System.innovations and _compiled(system.kernel))
+        law_drivers = None
+        if in_kernel:
+            from .drivers import compiled_drivers
+
+            assert plan.laws is not None
+            law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
+                                           system.servers)[0]
+        return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers)
+
+
+class HeapEngine(_WorkloadEngine):
+    """The heap engine: absolute empty times in an indexed min-heap (large ``S``, ``time=``).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> rc.simulate(rc.JSW(40), rc.Poisson(20.0, rc.dists.Exponential(1.0)), 1000).engine
+    'heap'
+    """
+
+    name = "heap"
+    keywords = _ALL - {"record"}
+
+    def refuses(self, system: Any, plan: RunPlan) -> str | None:
+        """Built-in policies only (those with a ``heap_policy``), and no recorded path."""
+        if hp.policy_of(system)[0] < 0:
+            return (f"the heap engine runs JSW, JIQ, RandomRouting, LeastOfD and Redundancy, "
+                    f"not {type(system).__name__}")
+        if plan.record:
+            return "record=True needs the dense engine"
+        return None
+
+    def preferred(self, system: Any, plan: RunPlan) -> bool:
+        """From :data:`HEAP_MIN_SERVERS` servers on, or for a time horizon."""
+        return system.servers >= HEAP_MIN_SERVERS or plan.time is not None
+
+    def _check_snapshots(self, plan: RunPlan, every: int, S: int) -> None:
+        if plan.steps is not None and plan.steps <= every:
+            raise ValueError(few_snapshots(1, plan.steps, every, S, plan.profile_every is None))
+
+    def _state(self, system: Any, plan: RunPlan, W: np.ndarray, every: int,
+               streams: list[Any], gens: list[np.random.Generator]) -> _HeapRun:
+        policy, d = hp.policy_of(system)
+        law_drivers = None
+        if plan.laws is not None and policy != hp.REDUNDANCY:
+            from .drivers import heap_drivers
+
+            law_drivers = heap_drivers((plan.laws[0], plan.laws[2]))
+        return _HeapRun(system, plan, W, every, streams, gens, hp.uniforms_for(policy, d),
+                        law_drivers, policy=policy, d=d)
+
+
+DENSE = register(DenseEngine())
+HEAP = register(HeapEngine())
+
+
+def _compiled(step: Any) -> bool:
+    """Whether ``step`` is a compiled numba dispatcher (not a plain Python function)."""
+    return hasattr(step, "py_func") and hasattr(step, "signatures")
+
+
+def _starts(system: System, w0: Any, nrep: int, sort: bool) -> np.ndarray:
+    """The initial workload vectors, one row per replication (empty by default)."""
+    S = system.servers
+    if w0 is None:
+        return np.zeros((nrep, S))
+
+    def check(row: Any, name: str) -> np.ndarray:
+        a = np.asarray(row, dtype=np.float64)
+        if not sort and a.ndim == 1 and a.size == S:  # the heap engine takes any order
+            a = np.sort(a)
+        return system.check_state(a, name)
+
+    if np.ndim(w0) == 2:
+        if np.shape(w0)[0] != nrep:
+            raise ValueError(
+                f"w0 with one row per replication must have {nrep} rows, got {np.shape(w0)[0]}"
+            )
+        return np.array([check(row, f"w0[{i}]") for i, row in enumerate(w0)])
+    return np.repeat(check(w0, "w0")[None, :], nrep, axis=0)
+
+
+def _require_run_memory(system: System, plan: RunPlan, every: int) -> None:
+    """Refuse, before allocating, a run whose arrays do not fit (``MemoryError``).
+
+    Per replication: the batch statistics and profile histograms (``batches`` rows of
+    ``N_STATS + 2 (grid + 1)``), a chunk of draws (``chunk (2 + uniforms)``) and, with
+    ``record=True``, the path (``steps S``), all float64.
+    """
+    S, m = system.servers, max(system.uniforms, 1)
+    batches, chunk, nrep = plan.batches, plan.chunk, plan.replications
+    record_steps = plan.steps if plan.record else None
+    grid_size = None if plan.grid is None else plan.grid.size
+    per_rep = (float(batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
+               + float(chunk) * (2 + m) + float(record_steps or 0) * S)
+    parts = [f"batches={batches}", f"chunk={chunk}", f"replications={nrep}"]
+    if grid_size is not None:
+        parts.append(f"a grid of {grid_size} levels")
+    if record_steps is not None:
+        parts.append(f"record=True over steps={record_steps} with {S} servers")
+    require_memory(8.0 * nrep * per_rep, f"simulating {type(system).__name__} with "
+                   + ", ".join(parts), "use fewer of them (record=False keeps no path)")
+
+
+def _warn_before(system: System, plan: RunPlan) -> str | None:
+    """Warn of a load ``>= 1``, a reference without warm-up, a single batch; the load's text."""
+    rho = _condition3_load(system, plan.input)
+    load_msg = None if rho is None else dg.load_warning(repr(system), rho)
+    if load_msg is not None:
+        dg.warn(load_msg)
+    if plan.reference is not None and plan.warmup == 0 and plan.w0 is None:
+        dg.warn("reference= compares the profile with a stationary one, but this run starts "
+                "from the initial state with warmup=0, so sup_error includes the transient "
+                "from that state and is not the stationary distance: give a warm-up "
+                "(e.g. warmup=steps // 10) or start from a stationary state with w0=")
+    if plan.replications * plan.batches < 2:
+        dg.warn("one batch of one replication: the standard errors are nan (no spread to "
+                "measure); pass replications >= 2, or batches >= 2 with steps >= 2")
+    return load_msg
+
+
+def _condition3_load(system: System, input: Any) -> float | None:
+    """``rho = E[sigma] / (S E[tau])`` where condition (3) (``rho < 1``) is necessary, else None.
+
+    Every customer of a system without loss adds its service time to one server, so at
+    ``rho >= 1`` there is no stationary regime. Loss systems drop work, and systems whose work
+    per customer depends on the state (redundancy) have no such load: ``System.load`` is None.
+    """
+    if system.has_loss or not system.capacity_declared:  # an assumed capacity decides nothing
+        return None
+    rho = system.load(input)
+    return None if rho is None else float(rho)

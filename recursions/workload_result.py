@@ -1,0 +1,217 @@
+"""What a run of the workload engines reports: :func:`workload_result`.
+
+The batch sums of the dense and heap engines (:mod:`recursions.workload`) become the ratio
+estimates of a :class:`~recursions.SimulationResult`, after the batch checks of the total
+workload and of what customers found, and with the distance to a reference profile.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from . import _stats as eng
+from . import diagnostics as dg
+from . import heap as hp
+from .chunks import Tables
+from .estimate import Estimate, ratio_estimate
+from .plan import RunPlan
+from .result import SimulationResult
+
+__all__ = ["few_snapshots", "workload_result"]
+
+
+def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, tables: Tables,
+                    final: np.ndarray, path: np.ndarray | None, every: int,
+                    load_msg: str | None) -> SimulationResult:
+    """The :class:`~recursions.SimulationResult` of a dense or heap run.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system run.
+    plan : RunPlan
+        The run.
+    engine : {"dense", "heap"}
+        The engine that ran it.
+    acc : numpy.ndarray
+        The batch sums, shape ``(replications, batches, N_STATS)``.
+    tables : Tables
+        The grid and profile histograms of the measured run.
+    final : numpy.ndarray
+        The workload vectors at the end.
+    path : numpy.ndarray or None
+        The recorded path (``record=True``).
+    every : int
+        Arrivals between snapshots of the profile.
+    load_msg : str or None
+        The load warning already given (the batch check then stays quiet).
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    ValueError
+        When a heap run to a time horizon took fewer than 2 snapshots in some replication.
+    """
+    S, nrep, heap = system.servers, plan.replications, engine == "heap"
+    arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
+    if heap and plan.time is not None:
+        fewest = int(snaps.sum(axis=1).min())
+        if fewest < 2:
+            raise ValueError(few_snapshots(fewest, None, every, S, plan.profile_every is None,
+                                           time=plan.time,
+                                           mean_tau=plan.input.mean_interarrival))
+    redundant = hp.policy_of(system)[0] == hp.REDUNDANCY
+    check = _batch_checks(acc, snaps if heap else arr,
+                          "response time" if redundant else "workload found at the joined server")
+    if load_msg is None and check is not None and check.message() is not None:
+        dg.warn(f"{system!r}: {check.message()}")
+    loss = system.has_loss
+    seen = snaps if heap else arr
+    sums = _sums(acc, seen, S, loss, redundant)
+    half = tables.g.size + 1
+    result = SimulationResult(
+        system=repr(system),
+        input=repr(plan.input),
+        steps=int(arr.sum() / nrep) if plan.steps is None else plan.steps,
+        warmup=plan.warmup,
+        replications=nrep,
+        p_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAITED], arr),
+        mean_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAIT_SUM],
+                                                                acc[..., eng.JOINED]),
+        mean_response=ratio_estimate(acc[..., eng.WAIT_SUM], arr) if redundant else None,
+        mean_workload=ratio_estimate(acc[..., eng.WORK], seen),
+        busy_fraction=ratio_estimate(acc[..., eng.BUSY], seen * S),
+        p_loss=ratio_estimate(acc[..., eng.LOST], arr) if loss else None,
+        p_block=None,
+        overflow_work=ratio_estimate(acc[..., eng.LOST_WORK], arr) if loss else None,
+        grid=tables.g,
+        final_state=final,
+        path=path if plan.record else None,
+        p_all_busy=ratio_estimate(acc[..., eng.ALL_BUSY], arr),
+        engine=engine,
+        batch_check=check,
+        start="empty" if plan.w0 is None else "given",
+        _sums=sums,
+        _no_clt=_no_clt(system, plan.input, sums),
+        _prof=eng.profile_counts(tables.hist[..., :half]),
+        _den=snaps * S,
+        _fprof=eng.profile_counts(tables.hist[..., half:]),
+        _fden=acc[..., eng.JOINED],
+    )
+    return result if plan.reference is None else _with_sup_error(result, plan.reference)
+
+
+def _sums(acc: np.ndarray, seen: np.ndarray, S: int, loss: bool,
+          redundant: bool) -> dict[str, Any]:
+    """Each statistic's numerator and denominator batch sums."""
+    arr = acc[..., eng.ARRIVALS]
+    sums = {"mean_workload": (acc[..., eng.WORK], seen),
+            "busy_fraction": (acc[..., eng.BUSY], seen * S),
+            "p_all_busy": (acc[..., eng.ALL_BUSY], arr)}
+    if redundant:
+        sums["mean_response"] = (acc[..., eng.WAIT_SUM], arr)
+    elif not loss:
+        sums["p_wait"] = (acc[..., eng.WAITED], arr)
+        sums["mean_wait"] = (acc[..., eng.WAIT_SUM], acc[..., eng.JOINED])
+    if loss:
+        sums["p_loss"] = (acc[..., eng.LOST], arr)
+        sums["overflow_work"] = (acc[..., eng.LOST_WORK], arr)
+    return sums
+
+
+def _no_clt(system: Any, input: Any, sums: dict[str, Any]) -> dict[str, str]:
+    """The statistics without a valid standard error; FCFS systems warn about their waits."""
+    from .output_analysis import clt_failures
+
+    out = clt_failures(input, list(sums))
+    if system.fcfs and "mean_wait" in out:
+        dg.warn(f"{system!r}: mean_wait +- se: {out['mean_wait']}")
+    return out
+
+
+def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str) -> dg.BatchCheck | None:
+    """The batch check of the total workload, and of what customers found (``found`` names it).
+
+    The workload is summed where it is sampled (every arrival on the dense engine, every
+    snapshot on the heap engine, whose short runs then have few usable batches); what the
+    joining customers found, behind ``mean_wait``, has a value in every batch of every engine
+    and is often the more correlated series. Returns the first check that flags, else the
+    workload's.
+    """
+    work = dg.batch_check(acc[..., eng.WORK], weight)
+    seen = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED], found)
+    for c in (work, seen):
+        if c is not None and c.message() is not None:
+            return c
+    return work if work is not None else seen
+
+
+def _with_sup_error(result: SimulationResult, reference: Any) -> SimulationResult:
+    """``result`` with ``sup_error = max_w |x_w - x*_w|`` over its grid."""
+    g = result.grid
+    ref = reference.profile if hasattr(reference, "profile") else reference
+    if not callable(ref):
+        raise TypeError("reference must be callable or have a profile(w) method")
+    exact = np.asarray(ref(g), dtype=np.float64)
+    est = result.profile(g)
+    diff = np.abs(np.asarray(est.value) - exact)
+    k = int(np.nanargmax(diff))
+    return dataclasses.replace(result, sup_error=Estimate(float(diff[k]),
+                                                          float(np.asarray(est.se)[k])))
+
+
+def few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
+                  time: float | None = None, mean_tau: float = 1.0,
+                  engine: str = "heap") -> str:
+    """Message for a run with fewer than 2 snapshots of the workload vector per replication.
+
+    Parameters
+    ----------
+    got : int
+        Snapshots taken (or that ``steps`` gives).
+    steps : int or None
+        The run's steps, or ``None`` for a time horizon.
+    every : int
+        Arrivals between snapshots.
+    servers : int
+        ``S``.
+    default : bool
+        Whether ``every`` is the default (``S``).
+    time : float, optional
+        The time horizon.
+    mean_tau : float, default 1.0
+        The mean interarrival time.
+    engine : str, default "heap"
+        The engine.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> few_snapshots(1, 10, 10, 10, True)[:44]
+    'the heap engine samples the workload vector '
+    """
+    what = ("busy fraction, total workload and profile" if engine == "heap" else "profile")
+    every_s = (f"profile_every = servers = {every} by default" if default
+               else f"profile_every={every}")
+    if steps is not None:
+        run = f"steps={steps}"
+        longer = f"steps > {every} (e.g. steps={max(32 * every, 1000)})"
+        smaller = max(1, min(every, steps // 32 or 1))
+    else:
+        run = f"time={time:g}"
+        longer = (f"a time= long enough for well over {every} arrivals (e.g. "
+                  f"time={32 * every * mean_tau:.4g})")
+        smaller = max(1, min(every, int((time or 0.0) / mean_tau) // 32 or 1))
+    return (f"the {engine} engine samples the workload vector ({what}) at every "
+            f"profile_every-th measured arrival ({every_s}), so {run} gives {got} sample(s) "
+            f"per replication, too few for an estimate: pass {longer} or a smaller "
+            f"profile_every= (e.g. profile_every={smaller})")
