@@ -98,6 +98,14 @@ def test_precision_mode_cell(cov, tmp_path):
     assert r["runs"] == 2 and r["errors"] == 0
     assert 0 <= r["cov_mean_wait"] <= 1 and 0 <= r["reached"] <= 1
     assert 0 < r["steps_mean"] <= 200_000 + 1e-9 or r["reached"] < 1
+    # the run length that reaches the asked half-width: (z sigma / (0.3 x))^2 for the
+    # statistic that needs most, here from the pilot's sigma and M/M/1's exact values
+    with (tmp_path / "coverage_reference_quick.csv").open() as f:
+        ref = {row["stat"]: row for row in csv.DictReader(f)}
+    need = max((1.959963984540054 * float(ref[k]["sigma_asym"]) / (0.3 * float(ref[k]["value"])))
+               ** 2 for k in cov.STATS)
+    assert r["oracle_target_steps"] == pytest.approx(need)
+    assert r["target_ratio"] == pytest.approx(r["steps_mean"] / need)
 
 
 def test_precision_mode_refused_with_a_clear_message(cov, monkeypatch, tmp_path):
