@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .plan import RunPlan, Simulable
     from .result import SimulationResult
 
-__all__ = ["ENGINES", "Engine", "choose", "register"]
+__all__ = ["ENGINES", "Engine", "choose", "refusal", "register", "unhonoured"]
 
 
 class Engine(Protocol):
@@ -110,6 +110,37 @@ def unhonoured(engine: Engine, plan: RunPlan) -> list[str]:
     return [k for k in plan.given() if k not in engine.keywords]
 
 
+def refusal(engine: Engine, system: Simulable, plan: RunPlan) -> str | None:
+    """Why ``engine`` cannot run ``plan``: its own reason, else the options it does not take.
+
+    Parameters
+    ----------
+    engine : Engine
+        The engine.
+    system : Simulable
+        The system.
+    plan : RunPlan
+        The plan.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.plan import make_plan
+    >>> plan = make_plan(rc.JSW(3), rc.Poisson(2.0, rc.dists.Exponential(1.0)), 10, time=None)
+    >>> refusal(ENGINES["dense"], rc.JSW(3), plan) is None
+    True
+    """
+    why = engine.refuses(system, plan)
+    bad = unhonoured(engine, plan)
+    if why is None and bad:
+        why = f"the {engine.name} engine does not take {', '.join(f'{k}=' for k in bad)}"
+    return why
+
+
 def choose(system: Simulable, plan: RunPlan) -> Engine:
     """The engine that runs ``plan`` on ``system``.
 
@@ -144,10 +175,10 @@ def choose(system: Simulable, plan: RunPlan) -> Engine:
     """
     declared = [ENGINES[name] for name in system.engines]
     if plan.engine == "auto":
-        ready = [e for e in declared if e.refuses(system, plan) is None]
+        ready = [e for e in declared if refusal(e, system, plan) is None]
         for engine in [e for e in ready if e.preferred(system, plan)] + ready:
             return engine
-        raise ValueError(declared[0].refuses(system, plan))
+        raise ValueError(refusal(declared[0], system, plan))
     family = declared[0].family
     names = [n for n, e in ENGINES.items() if e.family == family]
     listed = " or ".join(repr(n) for n in names)
@@ -159,7 +190,7 @@ def choose(system: Simulable, plan: RunPlan) -> Engine:
     if engine.family != family:
         raise ValueError(f"{type(system).__name__} is a {family} system: it runs on engine "
                          f"{listed}, not {asked!r}")
-    why = engine.refuses(system, plan)
+    why = refusal(engine, system, plan)
     if why is not None:
         raise ValueError(why)
     return engine

@@ -937,6 +937,12 @@ def simulate_queues(
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             outs = list(pool.map(lambda sd: run(plan, sd), seeds))
+    return _queue_result(system, input, plan, engine, outs)
+
+
+def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
+                  outs: list[Any]) -> SimulationResult:
+    """The result of the replications' ``(acc, sorted queue lengths, measured arrivals)``."""
     acc = np.stack([o[0] for o in outs])  # (replications, batches, columns)
     final = np.stack([o[1] for o in outs]).astype(np.int64)
     measured = [o[2] for o in outs]
@@ -945,7 +951,8 @@ def simulate_queues(
         warn(f"{system!r}: {check.message()}")
 
     arr = acc[..., _ARR]
-    span = acc[..., _TIME_C] * n
+    span = acc[..., _TIME_C] * plan.n
+    b, cox = plan.b, plan.cox
 
     def per_server(col: np.ndarray) -> Estimate:
         return ratio_estimate(col, span)
@@ -958,9 +965,9 @@ def simulate_queues(
     return SimulationResult(
         system=repr(system),
         input=repr(input),
-        steps=steps_i if mode == _STEPS else round(float(np.mean(measured))),
-        warmup=warm,
-        replications=nrep,
+        steps=plan.steps if plan.mode == _STEPS else round(float(np.mean(measured))),
+        warmup=plan.warm,
+        replications=len(outs),
         p_wait=ratio_estimate(acc[..., _WAITED], arr),
         mean_wait=ratio_estimate(waiting, arr - acc[..., _BLOCKED]),
         mean_workload=None,
