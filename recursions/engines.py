@@ -107,7 +107,7 @@ def unhonoured(engine: Engine, plan: RunPlan) -> list[str]:
     >>> unhonoured(ENGINES["queues"], plan)
     ['record']
     """
-    return [k for k in plan.given() if k not in engine.keywords]
+    return [k for k in plan.given if k not in engine.keywords]
 
 
 def refusal(engine: Engine, system: Simulable, plan: RunPlan) -> str | None:

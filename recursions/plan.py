@@ -85,13 +85,15 @@ class RunPlan:
         The input's laws when they are drawn inside the kernels, else ``None`` (block draws).
     max_call : int
         The most arrivals of one in-kernel call (an interrupt waits at most for one).
+    given : tuple of str
+        The options given other than their defaults (those an engine may not honour).
 
     Examples
     --------
     >>> import recursions as rc
     >>> plan = make_plan(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000)
-    >>> plan.steps, plan.batches, plan.given()
-    (1000, 32, [])
+    >>> plan.steps, plan.batches, plan.given
+    (1000, 32, ())
     """
 
     input: Input
@@ -112,15 +114,18 @@ class RunPlan:
     laws: KernelLaws | None = None
     max_call: int = 1 << 22
 
-    def given(self) -> list[str]:
-        """The options given other than their defaults (those an engine may not honour)."""
-        values = {"record": self.record, "w0": self.w0, "grid": self.grid,
-                  "profile_every": self.profile_every, "progress": self.progress,
-                  "chunk": self.chunk, "reference": self.reference}
-        defaults = {"record": False, "w0": None, "grid": None, "profile_every": None,
-                    "progress": False, "chunk": DEFAULT_CHUNK, "reference": None}
-        return [k for k, v in values.items() if not (v is defaults[k] or (
-            isinstance(v, (bool, int)) and v == defaults[k]))]
+    given: tuple[str, ...] = ()
+    """The options given other than their defaults (those an engine may not honour)."""
+
+
+_DEFAULTS = {"record": False, "w0": None, "grid": None, "profile_every": None,
+             "progress": False, "chunk": DEFAULT_CHUNK, "reference": None}
+
+
+def _given(values: dict[str, Any]) -> tuple[str, ...]:
+    """The options of ``values`` that differ from :data:`_DEFAULTS`, in their order."""
+    return tuple(k for k, v in values.items() if not (v is _DEFAULTS[k] or (
+        isinstance(v, (bool, int)) and v == _DEFAULTS[k])))
 
 
 def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
@@ -186,10 +191,15 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     if steps is None and batches > MAX_COUNT:
         raise ValueError(f"batches must be <= 2**53, got {batches}")
     every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
+    levels = _levels(grid)
+    given = _given({"record": options.get("record", False), "w0": options.get("w0"),
+                    "grid": levels, "profile_every": every,
+                    "progress": options.get("progress", False), "chunk": chunk,
+                    "reference": options.get("reference")})
     return RunPlan(input=input, steps=steps, time=time, warmup=warmup, replications=nrep,
-                   batches=batches, chunk=chunk, engine=engine, grid=_levels(grid),
-                   profile_every=every,
-                   laws=None if laws is None else laws(input), **options)
+                   batches=batches, chunk=chunk, engine=engine, grid=levels,
+                   profile_every=every, laws=None if laws is None else laws(input),
+                   given=given, **options)
 
 
 def _levels(grid: Any) -> np.ndarray | None:

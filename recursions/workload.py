@@ -24,9 +24,9 @@ from .engines import register
 from .plan import RunPlan
 from .result import SimulationResult
 from .systems import System
-from .workload_result import few_snapshots, workload_result
+from .workload_result import workload_result
 
-__all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine"]
+__all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "few_snapshots"]
 
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
@@ -228,8 +228,15 @@ class _WorkloadEngine:
         draws: Draws = (KernelDraws() if state.law_drivers is not None
                         else BlockDraws(streams, state.uniforms, state.m))
         tables = run_chunks(state, plan, draws)
+        if self.name == "heap" and plan.time is not None:
+            fewest = int(state.acc[..., eng.SAMPLED].sum(axis=1).min())
+            if fewest < 2:
+                raise ValueError(few_snapshots(fewest, None, every, S,
+                                               plan.profile_every is None, time=plan.time,
+                                               mean_tau=plan.input.mean_interarrival))
+        redundant = hp.policy_of(system)[0] == hp.REDUNDANCY
         return workload_result(system, plan, self.name, state.acc, tables,
-                               state.final_state(), getattr(state, "path", None), every,
+                               state.final_state(), getattr(state, "path", None), redundant,
                                load_msg)
 
     def _check_snapshots(self, plan: RunPlan, every: int, S: int) -> None:
@@ -408,3 +415,54 @@ def _condition3_load(system: System, input: Any) -> float | None:
         return None
     rho = system.load(input)
     return None if rho is None else float(rho)
+
+
+def few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
+                  time: float | None = None, mean_tau: float = 1.0,
+                  engine: str = "heap") -> str:
+    """Message for a run with fewer than 2 snapshots of the workload vector per replication.
+
+    Parameters
+    ----------
+    got : int
+        Snapshots taken (or that ``steps`` gives).
+    steps : int or None
+        The run's steps, or ``None`` for a time horizon.
+    every : int
+        Arrivals between snapshots.
+    servers : int
+        ``S``.
+    default : bool
+        Whether ``every`` is the default (``S``).
+    time : float, optional
+        The time horizon.
+    mean_tau : float, default 1.0
+        The mean interarrival time.
+    engine : str, default "heap"
+        The engine.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> few_snapshots(1, 10, 10, 10, True)[:44]
+    'the heap engine samples the workload vector '
+    """
+    what = ("busy fraction, total workload and profile" if engine == "heap" else "profile")
+    every_s = (f"profile_every = servers = {every} by default" if default
+               else f"profile_every={every}")
+    if steps is not None:
+        run = f"steps={steps}"
+        longer = f"steps > {every} (e.g. steps={max(32 * every, 1000)})"
+        smaller = max(1, min(every, steps // 32 or 1))
+    else:
+        run = f"time={time:g}"
+        longer = (f"a time= long enough for well over {every} arrivals (e.g. "
+                  f"time={32 * every * mean_tau:.4g})")
+        smaller = max(1, min(every, int((time or 0.0) / mean_tau) // 32 or 1))
+    return (f"the {engine} engine samples the workload vector ({what}) at every "
+            f"profile_every-th measured arrival ({every_s}), so {run} gives {got} sample(s) "
+            f"per replication, too few for an estimate: pass {longer} or a smaller "
+            f"profile_every= (e.g. profile_every={smaller})")

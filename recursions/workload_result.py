@@ -14,17 +14,16 @@ import numpy as np
 
 from . import _stats as eng
 from . import diagnostics as dg
-from . import heap as hp
 from .chunks import Tables
 from .estimate import Estimate, ratio_estimate
 from .plan import RunPlan
 from .result import SimulationResult
 
-__all__ = ["few_snapshots", "workload_result"]
+__all__ = ["workload_result"]
 
 
 def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, tables: Tables,
-                    final: np.ndarray, path: np.ndarray | None, every: int,
+                    final: np.ndarray, path: np.ndarray | None, redundant: bool,
                     load_msg: str | None) -> SimulationResult:
     """The :class:`~recursions.SimulationResult` of a dense or heap run.
 
@@ -44,29 +43,17 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         The workload vectors at the end.
     path : numpy.ndarray or None
         The recorded path (``record=True``).
-    every : int
-        Arrivals between snapshots of the profile.
+    redundant : bool
+        Whether the system is a redundancy system (it reports ``mean_response``).
     load_msg : str or None
         The load warning already given (the batch check then stays quiet).
 
     Returns
     -------
     SimulationResult
-
-    Raises
-    ------
-    ValueError
-        When a heap run to a time horizon took fewer than 2 snapshots in some replication.
     """
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
-    if heap and plan.time is not None:
-        fewest = int(snaps.sum(axis=1).min())
-        if fewest < 2:
-            raise ValueError(few_snapshots(fewest, None, every, S, plan.profile_every is None,
-                                           time=plan.time,
-                                           mean_tau=plan.input.mean_interarrival))
-    redundant = hp.policy_of(system)[0] == hp.REDUNDANCY
     check = _batch_checks(acc, snaps if heap else arr,
                           "response time" if redundant else "workload found at the joined server")
     if load_msg is None and check is not None and check.message() is not None:
@@ -164,54 +151,3 @@ def _with_sup_error(result: SimulationResult, reference: Any) -> SimulationResul
     k = int(np.nanargmax(diff))
     return dataclasses.replace(result, sup_error=Estimate(float(diff[k]),
                                                           float(np.asarray(est.se)[k])))
-
-
-def few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
-                  time: float | None = None, mean_tau: float = 1.0,
-                  engine: str = "heap") -> str:
-    """Message for a run with fewer than 2 snapshots of the workload vector per replication.
-
-    Parameters
-    ----------
-    got : int
-        Snapshots taken (or that ``steps`` gives).
-    steps : int or None
-        The run's steps, or ``None`` for a time horizon.
-    every : int
-        Arrivals between snapshots.
-    servers : int
-        ``S``.
-    default : bool
-        Whether ``every`` is the default (``S``).
-    time : float, optional
-        The time horizon.
-    mean_tau : float, default 1.0
-        The mean interarrival time.
-    engine : str, default "heap"
-        The engine.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> few_snapshots(1, 10, 10, 10, True)[:44]
-    'the heap engine samples the workload vector '
-    """
-    what = ("busy fraction, total workload and profile" if engine == "heap" else "profile")
-    every_s = (f"profile_every = servers = {every} by default" if default
-               else f"profile_every={every}")
-    if steps is not None:
-        run = f"steps={steps}"
-        longer = f"steps > {every} (e.g. steps={max(32 * every, 1000)})"
-        smaller = max(1, min(every, steps // 32 or 1))
-    else:
-        run = f"time={time:g}"
-        longer = (f"a time= long enough for well over {every} arrivals (e.g. "
-                  f"time={32 * every * mean_tau:.4g})")
-        smaller = max(1, min(every, int((time or 0.0) / mean_tau) // 32 or 1))
-    return (f"the {engine} engine samples the workload vector ({what}) at every "
-            f"profile_every-th measured arrival ({every_s}), so {run} gives {got} sample(s) "
-            f"per replication, too few for an estimate: pass {longer} or a smaller "
-            f"profile_every= (e.g. profile_every={smaller})")
