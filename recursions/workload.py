@@ -78,6 +78,7 @@ class _Run:
 class _DenseRun(_Run):
     """The sorted workload vectors of the dense engine and its kernel calls."""
 
+    drivers: Any = None
     path: np.ndarray = field(init=False)
     t0: int = 0
 
@@ -91,10 +92,9 @@ class _DenseRun(_Run):
               tables: Tables) -> None:
         """Every replication through one chunk of drawn arrivals; then a look at the states."""
         g, plan = tables.g, self.plan
-        self.system.drivers.run_chunk(self.system.params, self.W, sig, tau, U, collect,
-                                      self.t0, plan.steps, plan.batches, g,
-                                      eng.uniform_step(g), self.every, self.acc, tables.hist,
-                                      self.path)
+        self.drivers.run_chunk(self.system.params, self.W, sig, tau, U, collect, self.t0,
+                               plan.steps, plan.batches, g, eng.uniform_step(g), self.every,
+                               self.acc, tables.hist, self.path)
         if collect:
             self.t0 += sig.shape[1]
         self.system.check_run(self.W, self.acc if collect else None,
@@ -212,14 +212,7 @@ class _WorkloadEngine:
     def run(self, system: Any, plan: RunPlan) -> SimulationResult:
         """Run ``plan`` on ``system`` and report (see :func:`recursions.simulate`)."""
         S, nrep = system.servers, plan.replications
-        # a workload vector, an empty-time heap with its positions and the statistics
-        require_memory(48.0 * S * nrep, f"simulating {type(system).__name__} with {S} servers "
-                       f"and {nrep} replication(s)", "use fewer servers or replications")
-        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
-        every = max(1, S) if plan.profile_every is None else plan.profile_every
-        self._check_snapshots(plan, every, S)
-        _require_run_memory(system, plan, every)
-        load_msg = _warn_before(system, plan)
+        starts, every, load_msg = self._prepare(system, plan)
         seeds = as_seed_sequence(plan.rng).spawn(nrep)
         streams = [plan.input.forward(child(sd, 0)) for sd in seeds]
         gens = [forward_generator(sd, 1) for sd in seeds]
@@ -238,6 +231,51 @@ class _WorkloadEngine:
         return workload_result(system, plan, self.name, state.acc, tables,
                                state.final_state(), getattr(state, "path", None), redundant,
                                load_msg)
+
+    def _prepare(self, system: Any, plan: RunPlan) -> tuple[np.ndarray, int, str | None]:
+        """The initial states, the snapshot interval and the load warning given, if any.
+
+        Refuses, before anything is allocated or drawn, a run of too few profile snapshots,
+        an invalid ``w0`` and a run whose arrays do not fit (``MemoryError``: per replication
+        a workload vector, an empty-time heap with its positions, the batch statistics and
+        profile histograms, a chunk of draws and, with ``record=True``, the path); then warns
+        of a load ``>= 1``, of a reference without warm-up, of a single batch.
+        """
+        S, nrep, name = system.servers, plan.replications, type(system).__name__
+        every = max(1, S) if plan.profile_every is None else plan.profile_every
+        self._check_snapshots(plan, every, S)
+        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
+        require_memory(48.0 * S * nrep, f"simulating {name} with {S} servers and {nrep} "
+                       "replication(s)", "use fewer servers or replications")
+        grid_size = None if plan.grid is None else plan.grid.size
+        per_rep = (float(plan.batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
+                   + float(plan.chunk) * (2 + max(system.uniforms, 1))
+                   + float((plan.steps or 0) if plan.record else 0) * S)
+        parts = [f"batches={plan.batches}", f"chunk={plan.chunk}", f"replications={nrep}"]
+        if grid_size is not None:
+            parts.append(f"a grid of {grid_size} levels")
+        if plan.record:
+            parts.append(f"record=True over steps={plan.steps} with {S} servers")
+        require_memory(8.0 * nrep * per_rep, f"simulating {name} with " + ", ".join(parts),
+                       "use fewer of them (record=False keeps no path)")
+        # condition (3), rho < 1, is necessary where every customer adds its service time to
+        # one server: not for loss systems, nor where the work depends on the state
+        # (System.load is None), nor for an assumed capacity, which decides nothing
+        rho = (None if system.has_loss or not system.capacity_declared
+               else system.load(plan.input))
+        load_msg = None if rho is None else dg.load_warning(repr(system), float(rho))
+        if load_msg is not None:
+            dg.warn(load_msg)
+        if plan.reference is not None and plan.warmup == 0 and plan.w0 is None:
+            dg.warn("reference= compares the profile with a stationary one, but this run "
+                    "starts from the initial state with warmup=0, so sup_error includes the "
+                    "transient from that state and is not the stationary distance: give a "
+                    "warm-up (e.g. warmup=steps // 10) or start from a stationary state with "
+                    "w0=")
+        if nrep * plan.batches < 2:
+            dg.warn("one batch of one replication: the standard errors are nan (no spread to "
+                    "measure); pass replications >= 2, or batches >= 2 with steps >= 2")
+        return starts, every, load_msg
 
     def _check_snapshots(self, plan: RunPlan, every: int, S: int) -> None:
         """Refuse a run of too few profile snapshots (before anything is drawn)."""
@@ -283,6 +321,8 @@ class DenseEngine(_WorkloadEngine):
         # code, which cost them 1-3% per arrival (measured alone at 4 to 16 servers)
         in_kernel = plan.laws is not None and not plan.record and (
             type(system).innovations is System.innovations and _compiled(system.kernel))
+        # the system's own drivers, asked for first: a user's map checks its contract there
+        drivers = system.drivers
         law_drivers = None
         if in_kernel:
             from .drivers import compiled_drivers
@@ -290,7 +330,8 @@ class DenseEngine(_WorkloadEngine):
             assert plan.laws is not None
             law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
                                            system.servers)[0]
-        return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers)
+        return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
+                         drivers=drivers)
 
 
 class HeapEngine(_WorkloadEngine):
@@ -363,58 +404,6 @@ def _starts(system: System, w0: Any, nrep: int, sort: bool) -> np.ndarray:
             )
         return np.array([check(row, f"w0[{i}]") for i, row in enumerate(w0)])
     return np.repeat(check(w0, "w0")[None, :], nrep, axis=0)
-
-
-def _require_run_memory(system: System, plan: RunPlan, every: int) -> None:
-    """Refuse, before allocating, a run whose arrays do not fit (``MemoryError``).
-
-    Per replication: the batch statistics and profile histograms (``batches`` rows of
-    ``N_STATS + 2 (grid + 1)``), a chunk of draws (``chunk (2 + uniforms)``) and, with
-    ``record=True``, the path (``steps S``), all float64.
-    """
-    S, m = system.servers, max(system.uniforms, 1)
-    batches, chunk, nrep = plan.batches, plan.chunk, plan.replications
-    record_steps = plan.steps if plan.record else None
-    grid_size = None if plan.grid is None else plan.grid.size
-    per_rep = (float(batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
-               + float(chunk) * (2 + m) + float(record_steps or 0) * S)
-    parts = [f"batches={batches}", f"chunk={chunk}", f"replications={nrep}"]
-    if grid_size is not None:
-        parts.append(f"a grid of {grid_size} levels")
-    if record_steps is not None:
-        parts.append(f"record=True over steps={record_steps} with {S} servers")
-    require_memory(8.0 * nrep * per_rep, f"simulating {type(system).__name__} with "
-                   + ", ".join(parts), "use fewer of them (record=False keeps no path)")
-
-
-def _warn_before(system: System, plan: RunPlan) -> str | None:
-    """Warn of a load ``>= 1``, a reference without warm-up, a single batch; the load's text."""
-    rho = _condition3_load(system, plan.input)
-    load_msg = None if rho is None else dg.load_warning(repr(system), rho)
-    if load_msg is not None:
-        dg.warn(load_msg)
-    if plan.reference is not None and plan.warmup == 0 and plan.w0 is None:
-        dg.warn("reference= compares the profile with a stationary one, but this run starts "
-                "from the initial state with warmup=0, so sup_error includes the transient "
-                "from that state and is not the stationary distance: give a warm-up "
-                "(e.g. warmup=steps // 10) or start from a stationary state with w0=")
-    if plan.replications * plan.batches < 2:
-        dg.warn("one batch of one replication: the standard errors are nan (no spread to "
-                "measure); pass replications >= 2, or batches >= 2 with steps >= 2")
-    return load_msg
-
-
-def _condition3_load(system: System, input: Any) -> float | None:
-    """``rho = E[sigma] / (S E[tau])`` where condition (3) (``rho < 1``) is necessary, else None.
-
-    Every customer of a system without loss adds its service time to one server, so at
-    ``rho >= 1`` there is no stationary regime. Loss systems drop work, and systems whose work
-    per customer depends on the state (redundancy) have no such load: ``System.load`` is None.
-    """
-    if system.has_loss or not system.capacity_declared:  # an assumed capacity decides nothing
-        return None
-    rho = system.load(input)
-    return None if rho is None else float(rho)
 
 
 def few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,

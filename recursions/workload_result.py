@@ -52,16 +52,22 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     -------
     SimulationResult
     """
+    from .output_analysis import clt_failures
+
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
-    check = _batch_checks(acc, snaps if heap else arr,
-                          "response time" if redundant else "workload found at the joined server")
-    if load_msg is None and check is not None and check.message() is not None:
-        dg.warn(f"{system!r}: {check.message()}")
     loss = system.has_loss
     seen = snaps if heap else arr
     sums = _sums(acc, seen, S, loss, redundant)
     half = tables.g.size + 1
+    check = _batch_checks(acc, snaps if heap else arr,
+                          "response time" if redundant else "workload found at the joined server")
+    if load_msg is None and check is not None and check.message() is not None:
+        dg.warn(f"{system!r}: {check.message()}")
+    # the statistics without a valid standard error; FCFS systems warn about their waits
+    no_clt = clt_failures(plan.input, list(sums))
+    if system.fcfs and "mean_wait" in no_clt:
+        dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -85,7 +91,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         batch_check=check,
         start="empty" if plan.w0 is None else "given",
         _sums=sums,
-        _no_clt=_no_clt(system, plan.input, sums),
+        _no_clt=no_clt,
         _prof=eng.profile_counts(tables.hist[..., :half]),
         _den=snaps * S,
         _fprof=eng.profile_counts(tables.hist[..., half:]),
@@ -110,16 +116,6 @@ def _sums(acc: np.ndarray, seen: np.ndarray, S: int, loss: bool,
         sums["p_loss"] = (acc[..., eng.LOST], arr)
         sums["overflow_work"] = (acc[..., eng.LOST_WORK], arr)
     return sums
-
-
-def _no_clt(system: Any, input: Any, sums: dict[str, Any]) -> dict[str, str]:
-    """The statistics without a valid standard error; FCFS systems warn about their waits."""
-    from .output_analysis import clt_failures
-
-    out = clt_failures(input, list(sums))
-    if system.fcfs and "mean_wait" in out:
-        dg.warn(f"{system!r}: mean_wait +- se: {out['mean_wait']}")
-    return out
 
 
 def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str) -> dg.BatchCheck | None:
