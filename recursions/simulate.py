@@ -12,11 +12,12 @@ from .engines import choose
 from .inputs import Input, Renewal, is_renewal
 from .plan import DEFAULT_CHUNK, KernelLaws, Simulable, make_plan
 from .result import SimulationResult
-from .workload import HEAP_MIN_SERVERS
-from .zerowait import simulate_queues
 
-__all__ = ["DEFAULT_CHUNK", "HEAP_MIN_SERVERS", "SimulationResult", "simulate",
-           "simulate_queues"]
+# the engines register on import (recursions.engines); the names stay importable from here
+from .workload import HEAP_MIN_SERVERS as HEAP_MIN_SERVERS
+from .zerowait import simulate_queues as simulate_queues
+
+__all__ = ["SimulationResult", "simulate"]
 
 MAX_CALL = 1 << 22  # most arrivals of one in-kernel call: an interrupt waits at most for one
 
@@ -59,11 +60,12 @@ def simulate(
     (:attr:`recursions.System.engines`): ``"dense"`` applies the compiled map to the sorted
     vector (``O(S)`` per arrival); ``"heap"`` (JSW, JIQ, RandomRouting, LeastOfD, Redundancy)
     keeps absolute empty times in an indexed min-heap (``O(log S)`` per arrival,
-    :mod:`recursions.heap`); ``"auto"`` picks the heap from :data:`HEAP_MIN_SERVERS` servers on,
-    or when ``time`` is given. Queue-length systems (JSQ, I1F, PowerOfD, JIQ with a buffer)
-    run on the engines ``"queues"`` and ``"counts"`` of :mod:`recursions.zerowait`. The
-    keywords are validated once into a :class:`recursions.plan.RunPlan`; the chosen engine
-    runs it (:mod:`recursions.workload` through the chunk loop of :mod:`recursions.chunks`).
+    :mod:`recursions.heap`); ``"auto"`` picks the heap from
+    :data:`~recursions.workload.HEAP_MIN_SERVERS` servers on, or when ``time`` is given.
+    Queue-length systems (JSQ, I1F, PowerOfD, JIQ with a buffer) run on the engines
+    ``"queues"`` and ``"counts"`` of :mod:`recursions.zerowait`. The keywords are validated
+    once into a :class:`recursions.plan.RunPlan`; the chosen engine runs it
+    (:mod:`recursions.workload` through the chunk loop of :mod:`recursions.chunks`).
 
     Parameters
     ----------

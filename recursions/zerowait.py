@@ -1001,7 +1001,9 @@ def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
 # the engines of rc.simulate
 # ------------------------------------------------------------------------------------------
 class QueueLengthEngine:
-    """An engine of :func:`recursions.simulate` for queue-length systems (:mod:`.engines`).
+    """An engine of :func:`recursions.simulate` for queue-length systems.
+
+    It registers in :mod:`recursions.engines` under its name.
 
     ``"queues"`` keeps the queue length of every server (any service law); ``"counts"`` the
     aggregated counts of servers by length and phase (Coxian, exponential or Erlang service),
