@@ -19,13 +19,13 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["DEFAULT_CHUNK", "KernelLaws", "RunPlan", "Simulable", "make_plan"]
+__all__ = ["DEFAULT_CHUNK", "RunPlan", "Simulable", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
 
+# (service code, params, interarrival code, params) of the laws drawn inside the kernels
 KernelLaws = tuple[int, np.ndarray, int, np.ndarray]
-"""``(service code, params, interarrival code, params)`` of laws drawn inside the kernels."""
 
 
 @runtime_checkable
