@@ -12,12 +12,16 @@ name                                               module
 ``strategies`` (hypothesis strategies; imported    :mod:`coupling.strategies`
 on first use, needs hypothesis)
 ``coupling_time``, ``CouplingTimeResult``          :mod:`coupling.times`
-``perfect_sample``, ``PerfectSample``              :mod:`coupling.perfect`
+``perfect_sample`` (a front over the registry      :mod:`coupling.perfect`
+of exact methods in ``coupling.exact_methods``)
+``PerfectSample``                                  :mod:`coupling.perfect_result`
 ``CouplingNotReached``                             :mod:`coupling.errors`
 ``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
 ``support_max``
-``renovation_index``                               :mod:`coupling.perfect`
-vacation-system bound of ``perfect_sample``        :mod:`coupling.vacation` (scales with S)
+``renovation_index``                               :mod:`coupling.loss_renovation`
+dominating processes of FCFS (``fcfs_sampler``)    :mod:`coupling.fcfs_bounds`: vacation
+                                                   (scales with S), round robin and random
+                                                   assignment walks, reversed M/G/1 queues
 ``bounded_sample``, ``interval_step`` (exact       :mod:`coupling.bounding`
 samples of non-monotone idle-first maps)
 ``fcfs_workload_bound`` (stationary tail bound     :mod:`coupling.tail_bounds`
@@ -33,6 +37,8 @@ from typing import Any
 
 from .bounding import bounded_sample, interval_step
 from .dominating import ReversedQueue, size_biased_sample, support_max
+from .errors import CouplingNotReached
+from .loss_renovation import renovation_index
 from .monotone import (
     Counterexample,
     DominanceReport,
@@ -42,7 +48,8 @@ from .monotone import (
     check_dominates,
     check_monotone,
 )
-from .perfect import CouplingNotReached, PerfectSample, perfect_sample, renovation_index
+from .perfect import perfect_sample
+from .perfect_result import PerfectSample
 from .ra_walk import RAWalk
 from .tail_bounds import fcfs_workload_bound
 from .tilting import cramer_root, log_mgf, mgf, tilted_sampler

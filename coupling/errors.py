@@ -1,8 +1,7 @@
 """The error every exact sampler of :mod:`coupling` raises when its backward search gives up.
 
-It lives apart from :mod:`coupling.perfect` so that the samplers it dispatches to
-(:mod:`coupling.vacation`, :mod:`coupling.bounding`) raise it without importing
-:mod:`coupling.perfect` back.
+It lives below every sampler (:mod:`coupling.vacation`, :mod:`coupling.bounding`, the
+methods behind :mod:`coupling.perfect`), so that each raises it without importing the front.
 """
 
 from __future__ import annotations

@@ -17,17 +17,22 @@ in compiled batches. A search can only refute: ``monotone=True`` means no counte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.systems import System
-from recursions.tables import Record
 from recursions.validation import check_int, check_system
 
 from ._layout import layout, refines
+from .monotone_reports import (
+    Counterexample,
+    DominanceReport,
+    MonotonicityReport,
+    floats,
+    readonly,
+)
 
 __all__ = [
     "Counterexample",
@@ -45,147 +50,6 @@ TOL = 1e-12
 _BATCH = 4096
 _ROUND = np.array([0.5, 1.0, 2.0, 5.0, 10.0])
 _ONE_MINUS = float(np.nextafter(1.0, 0.0))  # the largest float below 1
-
-def _floats(x: np.ndarray) -> list[float]:
-    return [float(a) for a in np.ravel(x)]
-
-
-def _readonly(x: Any) -> np.ndarray:
-    a = np.array(x, dtype=np.float64, copy=True)
-    a.setflags(write=False)
-    return a
-
-
-@dataclass(frozen=True, eq=False)
-class Counterexample(Record):
-    """A case where ``u ≺ v`` but the image of ``u`` is not ``≺`` the image of ``v``.
-
-    Attributes
-    ----------
-    u, v : numpy.ndarray
-        The ordered pair of states, ``u ≺ v``.
-    sigma, tau : float
-        Service time of the arriving customer and time to the next arrival.
-    uniforms : numpy.ndarray
-        Routing uniforms passed to the maps (empty when neither map is randomised; a map using
-        ``m`` uniforms gets the first ``m``).
-    step_u, step_v : numpy.ndarray
-        The images: ``map_u.step(u, ...)`` and ``map_v.step(v, ...)``.
-    coordinate : int
-        The first violating index (0-based): ``step_u[coordinate] > step_v[coordinate]``.
-    map_u, map_v : str
-        The maps applied to ``u`` and to ``v`` (the same system for a monotonicity check; the
-        lower and the upper system for a dominance check).
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> from coupling.monotone import check_monotone
-    >>> c = check_monotone(rc.JpSW(2, 1), trials=100).counterexample
-    >>> c.u.tolist(), c.v.tolist(), c.step_u.tolist(), c.step_v.tolist()
-    ([0.0, 1.0], [0.001, 1.0], [1.0, 5.0], [0.001, 6.0])
-    """
-
-    u: np.ndarray
-    v: np.ndarray
-    sigma: float
-    tau: float
-    uniforms: np.ndarray
-    step_u: np.ndarray
-    step_v: np.ndarray
-    coordinate: int
-    map_u: str
-    map_v: str
-
-    def __str__(self) -> str:
-        i = self.coordinate
-        same = self.map_u == self.map_v
-        f_u = "step(u)" if same else f"{self.map_u}.step(u)"
-        f_v = "step(v)" if same else f"{self.map_v}.step(v)"
-        head = (f"counterexample to the monotonicity of {self.map_u}" if same else
-                f"counterexample to {self.map_v} dominating {self.map_u}")
-        return "\n".join([
-            f"{head}:",
-            f"  u = {_floats(self.u)}  ≺  v = {_floats(self.v)}",
-            f"  sigma = {self.sigma!r}, tau = {self.tau!r}, uniforms = {_floats(self.uniforms)}",
-            f"  {f_u} = {_floats(self.step_u)}",
-            f"  {f_v} = {_floats(self.step_v)}",
-            f"  coordinate {i}: {float(self.step_u[i])!r} > {float(self.step_v[i])!r}",
-        ])
-
-
-@dataclass(frozen=True, eq=False)
-class MonotonicityReport(Record):
-    """Outcome of :func:`check_monotone`.
-
-    Attributes
-    ----------
-    system : str
-        The system checked.
-    monotone : bool
-        ``False`` when a counterexample was found; ``True`` means none was found among the
-        cases tried (a search cannot prove monotonicity).
-    trials : int
-        Cases tried (up to and including the counterexample when one was found).
-    counterexample : Counterexample or None
-        The first counterexample found.
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> from coupling.monotone import check_monotone
-    >>> check_monotone(rc.JSW(3), trials=500).monotone
-    True
-    """
-
-    system: str
-    monotone: bool
-    trials: int
-    counterexample: Counterexample | None
-
-    def __str__(self) -> str:
-        if self.counterexample is None:
-            return f"{self.system}: no counterexample to monotonicity in {self.trials} cases"
-        return (f"{self.system}: NOT monotone (found after {self.trials} cases)\n"
-                f"{self.counterexample}")
-
-
-@dataclass(frozen=True, eq=False)
-class DominanceReport(Record):
-    """Outcome of :func:`check_dominates`.
-
-    Attributes
-    ----------
-    upper, lower : str
-        The claimed upper bound and the bounded system.
-    dominates : bool
-        ``False`` when a counterexample was found; ``True`` means none was found among the
-        cases tried.
-    trials : int
-        Cases tried (up to and including the counterexample when one was found).
-    counterexample : Counterexample or None
-        The first counterexample found (``step_u`` is the lower system's image of ``u``,
-        ``step_v`` the upper system's image of ``v``).
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> from coupling.monotone import check_dominates
-    >>> check_dominates(rc.Envelope(rc.JpSW(2, 1)), rc.JpSW(2, 1), trials=500).dominates
-    True
-    """
-
-    upper: str
-    lower: str
-    dominates: bool
-    trials: int
-    counterexample: Counterexample | None
-
-    def __str__(self) -> str:
-        claim = f"{self.upper} dominates {self.lower}"
-        if self.counterexample is None:
-            return f"{claim}: no counterexample in {self.trials} cases"
-        return f"{claim}: FALSE (found after {self.trials} cases)\n{self.counterexample}"
 
 
 # -- case generation ------------------------------------------------------------------------
@@ -425,8 +289,8 @@ def _search(upper: System, lower: System, trials: int,
         if bad.size:
             i = int(bad[0])
             cx = Counterexample(
-                u=_readonly(u[i]), v=_readonly(v[i]), sigma=float(sig[i]), tau=float(tau[i]),
-                uniforms=_readonly(uni[i]), step_u=_readonly(a[i]), step_v=_readonly(b[i]),
+                u=readonly(u[i]), v=readonly(v[i]), sigma=float(sig[i]), tau=float(tau[i]),
+                uniforms=readonly(uni[i]), step_u=readonly(a[i]), step_v=readonly(b[i]),
                 coordinate=int(np.argmax(a[i] > b[i] + TOL)), map_u=repr(lower),
                 map_v=repr(upper),
             )
@@ -611,7 +475,7 @@ def _parse_pair(pair: Any, lower: System, upper: System) -> tuple[np.ndarray, np
     if p and np.any(a[:p] != b[:p]):
         raise ValueError(
             f"u and v must share the exogenous loss block w[:{p}] of {upper!r}, got "
-            f"{_floats(a[:p])} and {_floats(b[:p])}"
+            f"{floats(a[:p])} and {floats(b[:p])}"
         )
     return a, b
 
@@ -646,8 +510,8 @@ def _assert(upper: System, lower: System, pair: Any, innovation: Any) -> None:
     bad = su > sv + TOL
     if np.any(bad):
         cx = Counterexample(
-            u=_readonly(u), v=_readonly(v), sigma=float(sigma), tau=float(tau),
-            uniforms=_readonly(uni[:m]), step_u=_readonly(su), step_v=_readonly(sv),
+            u=readonly(u), v=readonly(v), sigma=float(sigma), tau=float(tau),
+            uniforms=readonly(uni[:m]), step_u=readonly(su), step_v=readonly(sv),
             coordinate=int(np.argmax(bad)), map_u=repr(lower), map_v=repr(upper),
         )
         raise AssertionError(str(cx))

@@ -20,7 +20,7 @@ import numpy as np
 from recursions.plots import axes, title
 
 if TYPE_CHECKING:
-    from .perfect import PerfectSample
+    from .perfect_result import PerfectSample
 
 __all__ = ["erlang_c", "mmc_rates", "mmc_wait", "perfect_sample"]
 

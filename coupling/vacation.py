@@ -63,6 +63,7 @@ method needs more (an mgf), and its cost is measured in ``benchmarks/perfect_sam
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ from .dominating import size_biased_sample
 from .errors import CouplingNotReached
 from .ra_walk import RAWalk
 
-__all__ = ["VacationTemplate", "vacation_draw"]
+__all__ = ["VACATION", "VacationBound", "VacationTemplate", "vacation_draw"]
 
 
 class _Walk:
@@ -292,7 +293,7 @@ def vacation_draw(template: VacationTemplate, gen: np.random.Generator, start_ti
     cap_time : float
         Most time back before :class:`coupling.CouplingNotReached`.
     sampled : optional
-        A monotone map dominated by FCFS (``coupling.perfect._DominatedMap``): it is run
+        A monotone map dominated by FCFS (``coupling.dominated_maps.DominatedMap``): it is run
         inside the sandwich instead of FCFS, from 0 and from the vacation vector at ``-T``.
 
     Returns
@@ -387,3 +388,36 @@ def _match(arrivals: np.ndarray, times: list[np.ndarray], durs: list[np.ndarray]
                 if q == n:
                     return out
         fwd_n *= 2
+
+
+class VacationBound:
+    """The dominating process ``"vacation"`` of :func:`coupling.perfect_sample`.
+
+    The default for a light-tailed service law where ``S (rho - 1/2) >= 3.5`` or
+    ``S >= 80`` (measured in ``benchmarks/perfect_sampling.py``, see
+    :func:`coupling.fcfs_bounds.fcfs_method`).
+    """
+
+    name = "vacation"
+
+    def refuses(self, inp: rc.Renewal) -> str | None:
+        """Any renewal input (a heavy tail is refused when the template is built)."""
+        return None
+
+    def is_default(self, inp: rc.Renewal, servers: int, light: bool) -> bool:
+        """Light tail and many servers or a high load."""
+        rho = inp.mean_service / (servers * inp.mean_interarrival)
+        return light and (servers * (rho - 0.5) >= 3.5 or servers >= 80)
+
+    def template(self, inp: rc.Renewal, servers: int) -> VacationTemplate:
+        """The roots and samplers every draw shares."""
+        return VacationTemplate(servers, inp)
+
+    def draw(self, template: VacationTemplate, fcfs: rc.System, inp: rc.Renewal,
+             gen: np.random.Generator, t0: float, tcap: float,
+             sampled: Any) -> tuple[np.ndarray, int, float]:
+        """One draw: see :func:`vacation_draw`."""
+        return vacation_draw(template, gen, t0, tcap, sampled)
+
+
+VACATION = VacationBound()

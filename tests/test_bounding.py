@@ -10,7 +10,7 @@ import pytest
 import coupling as cp
 import recursions as rc
 from coupling.bounding import bounded_method, bounded_sample, interval_step
-from coupling.perfect import _ARRIVAL  # noqa: PLC2701
+from coupling.perfect_result import ARRIVAL as _ARRIVAL
 from recursions.rng import as_seed_sequence, child
 from tests import naive
 

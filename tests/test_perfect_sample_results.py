@@ -269,7 +269,8 @@ class _SizeRouted(rc.JIQ):
 
 
 def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
-    from coupling.perfect import _ARRIVAL, found_at_zero  # noqa: PLC2701
+    from coupling.perfect_result import ARRIVAL as _ARRIVAL
+    from coupling.perfect_result import found_at_zero
     from recursions.rng import child
     from tests import naive
 
@@ -286,3 +287,14 @@ def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
     assert found_at_zero(rc.JIQ(3), periodic, w, seeds) is not None
     assert not rc.Envelope(rc.Map(rc.maps.jsw, servers=2, monotone=True)).joins_by_state
     assert rc.Envelope(rc.JpSW(3, 1)).joins_by_state
+
+
+def test_methods_are_an_ordered_registry_whose_refusals_are_named():
+    from coupling.exact_methods import METHODS
+    from coupling.fcfs_bounds import PROCESSES
+
+    assert [m.name for m in METHODS] == ["FCFS", "renovation", "monotone", "bounding"]
+    assert [p.name for p in PROCESSES] == ["vacation", "dominated-cyclic", "dominated-walk",
+                                           "dominated"]
+    with pytest.raises(ValueError, match=r"no exact method.*renovation: not a loss system"):
+        cp.perfect_sample(rc.RandomRouting(2), rc.Poisson(0.5, D.Exponential(1.0)), 1)
