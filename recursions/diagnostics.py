@@ -192,50 +192,8 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
     :func:`recursions.simulate` checks two series this way on workload maps: the total
     workload and the workload found at the joined server, behind ``mean_wait`` (the
     queue-length engines check the jobs). The second has a value in every batch; on the heap
-    engine the first is sampled only at profile snapshots, so short runs there had few usable
-    batches, and before the second series was checked the M/M/100 rows below warned in
-    0 / 200 runs. Measured by ``benchmarks/warning_rates.py`` (200 seeds a cell, default 32
-    batches, from empty; M/M/S is ``JSW(S)`` under Poisson arrivals and exponential service,
-    on the heap engine from 32 servers on). *covered*: among the runs that did not warn, the
-    fraction whose ``p_wait`` and ``mean_wait`` lie within 2 standard errors of Erlang C;
-    *spread*: the standard deviation of ``mean_wait`` over those runs, over their mean
-    standard error (1 when the errors are right):
-
-    ======================================  =========  ===========  =======
-    run (steps, w warm-up, R replications)  warned     covered      spread
-    ======================================  =========  ===========  =======
-    M/M/1 (0.5), 1e4                        0 / 200    0.94, 0.93   1.06
-    M/M/1 (0.5), 1e5, w 1e3                 0 / 200    0.96, 0.95   1.00
-    M/M/1 (0.9), 1e5                        0 / 200    0.97, 0.94   0.99
-    M/M/1 (0.9), 1e5, w 1e4                 0 / 200    0.98, 0.94   1.00
-    M/M/1 (0.9), 2e5                        0 / 200    0.96, 0.95   0.99
-    M/M/1 (0.9), 2e5, R 8, w 1e4            0 / 200    0.95, 0.96   0.93
-    M/M/1 (0.95), 1e5, w 1e4                0 / 200    0.97, 0.91   1.12
-    M/M/3 (0.85), 4e5, R 2                  0 / 200    0.95, 0.96   0.90
-    M/M/10 (0.9), 1e5                       0 / 200    0.96, 0.94   1.02
-    M/M/10 (0.9), 1e5, w 1e4                0 / 200    0.97, 0.94   1.01
-    M/M/50 (0.9), heap, 1e5, w 1e4          0 / 200    0.96, 0.90   1.02
-    M/M/40 (0.98), heap, 1e5, w 1e4         27 / 200   0.90, 0.66   1.80
-    M/M/1 (0.9), 1e4                        3 / 200    0.91, 0.78   1.51
-    M/M/10 (0.9), 1e4                       4 / 200    0.89, 0.77   1.45
-    M/M/40 (0.98), heap, 1e5, w 1e4, R 4    157 / 200  0.84, 0.49   1.49
-    M/M/100 (0.9), heap, 1e3, w 5000        72 / 200   0.45, 0.16   3.36
-    M/M/100 (0.9), heap, 1e3, w 5000, R 4   179 / 200  0.24, 0.05   2.84
-    M/M/100 (0.9), heap, 300, w 5000        73 / 200   0.17, 0.04   21.38
-    JIQ(100) (0.8), heap, 1e5, w 1e4        0 / 200
-    M/M/2 (1.5), 1e5: unstable              200 / 200
-    J2SW(2) (0.9), 1e5: unstable            200 / 200
-    J2SW(2) (0.9), 1e4: unstable            200 / 200
-    ======================================  =========  ===========  =======
-
-    The check is lenient on purpose (no false alarm in 2200 runs of the first eleven rows),
-    and it cannot see every run whose batches are shorter than the correlation time: in
-    heavy traffic (M/M/40 at 0.98) and in runs of a few arrivals per server per batch
-    (M/M/100, ``steps=300`` or ``1000``) the runs it lets through have standard errors 1.5 to
-    20 times too small, and warm-up bias on top. With ``replications=4`` it warns in most of
-    them (157 and 179 of 200). For such runs, use several replications and far more steps.
-    Detection: M/M/2 at load 1.5 and ``JpSW(2, 1)`` beyond its threshold trend in 200 / 200
-    runs (``simulate`` reports the load instead for the first).
+    engine the first is sampled only at profile snapshots, so short runs there have few usable
+    batches.
 
     Parameters
     ----------
@@ -248,6 +206,17 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
     -------
     BatchCheck or None
         ``None`` when no replication has 3 usable batches with varying means.
+
+    Notes
+    -----
+    The check is lenient on purpose: no false alarm in 2200 runs of stationary M/M/S cells.
+    It cannot see every run whose batches are shorter than the correlation time (heavy
+    traffic, or a few arrivals per server per batch), and lets some through with standard
+    errors far too small; with several replications it warns in most of them, so for such
+    runs use several replications and far more steps. The batch means of unstable systems
+    trend, and were flagged in every run measured. The warning rates, coverage and spread
+    of the errors, per cell, are in the Benchmarks page of the docs (``docs/benchmarks.md``),
+    section :ref:`Batch check warning rates <bench-batch-check>`.
 
     Examples
     --------
