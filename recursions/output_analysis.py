@@ -160,10 +160,10 @@ def mser(num: np.ndarray, den: np.ndarray, side: int = 0) -> tuple[int, bool]:
     -----
     Two-sided, the rule also cuts stationary excursions: waits are skewed, a high excursion
     near the start weighs most in the score, and dropping it biases the mean down and the
-    standard error too. On M/M/40 at load 0.9 from empty (600 seeds, 2^19 arrivals, 256
-    batches) the two-sided rule dropped 20 batches or more in 16% of the runs, and the 95%
-    intervals of ``mean_wait`` covered 0.905 (0.80 in those runs); one-sided they covered
-    0.943, against 0.945 with a fixed warm-up of 20000 arrivals.
+    standard error too. Pass the side of the transient when it is known (``-1`` from empty):
+    one-sided, the intervals cover as well as with a long fixed warm-up, two-sided they do
+    not. Measured in the Benchmarks page of the docs (``docs/benchmarks.md``), section
+    :ref:`One-sided MSER truncation <bench-mser-side>`.
 
     Examples
     --------
