@@ -508,9 +508,10 @@ def untestable(chk: Check, batches: int) -> str | None:
     tail of index at most 2 has no central limit at the usual rate), and a correlation
     length (:attr:`recursions.Input.correlation_length`, when above 1) that batches of
     ``steps / batches`` customers do not hold :data:`BATCH_CORRELATION_LENGTHS` times (the
-    steps that would are put in ``chk.evidence["batch means need steps"]``). Measured:
-    without these, a test at level 1e-3 said STABLE for unstable systems in 10 / 300 seeds
-    (Lomax(1.5) service) and 25 / 1500 (an environment of correlation length 666).
+    steps that would are put in ``chk.evidence["batch means need steps"]``). Without these
+    two rules a test at its stated level said STABLE for unstable systems far more often than
+    that level (measured in ``docs/benchmarks.md``, section :ref:`Batch-means tests on heavy
+    tails and correlated inputs <bench-untestable>`).
     """
     if not chk.input.finite_variance:
         return ("a law has an infinite variance, so batch means have no valid standard "
