@@ -200,11 +200,11 @@ def uses_one_pass(step: Any, servers: int) -> bool:
 
     True for the kernels of :data:`recursions.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS`
     servers, where the branch-free pass (:func:`recursions._engine.insert_drain`) beats the
-    insertion loop (measured for JSW, inside ``simulate``, against the insertion copy:
-    ``benchmarks/kw_throughput.py``, table ``kw_pass_range``); beyond, reading every
-    coordinate twice costs more than the mispredicted exit. It is a compile-time constant of
-    its own copy of the drivers: chosen at run time inside the loop, it made the loop twice
-    as slow.
+    insertion loop; beyond, reading every coordinate twice costs more than the mispredicted
+    exit. It is a compile-time constant of its own copy of the drivers, since a choice at run
+    time inside the loop slowed the whole loop. Measured in ``docs/benchmarks.md``: the range
+    in the ``benchmarks/kw_throughput.py`` item (table ``kw_pass_range``), the run-time
+    choice in section :ref:`Compile-time choices in the drawing drivers <bench-drivers>`.
     """
     return _rank_of(step) is not None and 1 < servers <= ONE_PASS_SERVERS
 
@@ -285,10 +285,11 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     laws : (int, int), optional
         The service and interarrival :class:`~recursions.codes.LawCode` that ``run_draws``
         draws inside the loop: they are compile-time constants of those drivers, so the loop
-        holds only the two laws' own samplers (a run-time choice among all the laws cost
-        about 20 ns a draw). Drivers for other codes refuse ``run_draws``. Default: the
-        drivers that take pre-drawn blocks (``run_chunk`` and the rest). Each pair is
-        compiled on first use and cached like the others.
+        holds only the two laws' own samplers (a run-time choice among all the laws costs
+        time at every draw: ``docs/benchmarks.md``, section :ref:`Compile-time choices in the
+        drawing drivers <bench-drivers>`). Drivers for other codes refuse ``run_draws``.
+        Default: the drivers that take pre-drawn blocks (``run_chunk`` and the rest). Each
+        pair is compiled on first use and cached like the others.
     servers : int, optional
         With ``laws``: the number of servers the drivers will run. Where
         :func:`uses_one_pass` says so, they are the copy that joins in one branch-free pass

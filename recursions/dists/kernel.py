@@ -138,10 +138,11 @@ def draw_one_p0(code, p0, params, gen):
 
     A loop that draws one customer at a time reads ``p0`` once, before the loop. Read from
     the array at each draw, the compiler reloads it every time, since the loop's stores to
-    other arrays might have changed it. Together with recording paths only in the block
-    drivers, hoisting it gained 3-4% of JSW's step at 4 to 16 servers (0-1% alone), but cost
-    9% at 100 servers, where the loops over the servers needed the register (measured): the
-    one-pass drivers (2 to ``recursions.drivers.ONE_PASS_SERVERS`` servers) use it.
+    other arrays might have changed it. Hoisting it speeds up the one-pass drivers (2 to
+    ``recursions.drivers.ONE_PASS_SERVERS`` servers), which use it, and slows down the
+    drivers for many servers, whose loops over the servers need the register (measured in
+    ``docs/benchmarks.md``, section :ref:`Compile-time choices in the drawing drivers
+    <bench-drivers>`).
 
     Parameters
     ----------
