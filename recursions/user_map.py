@@ -18,8 +18,9 @@ built-in or yours, and caches them on disk (named by a hash of the drivers' sour
 the whole file defining the step) for later processes. The built-in kernels also declare
 their join (and, for those that add at one rank, the rank), which the drivers use to drain
 and join in their own loops; a step of yours runs as a whole step, so a separately written
-JSW runs at about 0.7x the built-in at ten servers (where the built-in's one-pass join
-helps) and 1.0x at one and at a hundred (``benchmarks/kw_throughput.py``).
+JSW is slower than the built-in where the built-in's one-pass join helps (at ten servers),
+and as fast elsewhere (measured in ``docs/benchmarks.md``, section :ref:`Your own maps: whole
+steps and checked steps <bench-user-maps>`).
 ``rc.Map(rc.maps.jsw, ...)`` is the built-in kernel and runs at its speed. Steps defined in
 a closure are compiled without the cache. A plain Python step runs the same drivers as plain
 Python: correct, and slow (a :class:`SlowMapWarning` says so, once).
@@ -303,9 +304,9 @@ class Map(System):
         raises a :class:`MapStepError` naming what broke (an index out of bounds, a read of
         ``u`` or ``params`` past its end, an unsorted block, a NaN, a negative value, a bad
         result) with the state and input of that step. Its drivers are compiled in each
-        process (not cached: about 10 s) and run about 3.5x slower (measured: ``simulate``
-        of a JSW written with :mod:`recursions.vectors`, dense engine, one thread, CPU time
-        against ``check=True``: 3.5x at 10 servers and 10^6 arrivals, 3.2x at 100 servers).
+        process (not cached) and run a few times slower than with ``check=True`` (measured
+        in ``docs/benchmarks.md``, section :ref:`Your own maps: whole steps and checked
+        steps <bench-user-maps>`).
 
     Notes
     -----
