@@ -112,3 +112,39 @@ def test_precision_mode_refused_with_a_clear_message(cov, monkeypatch, tmp_path)
     monkeypatch.setattr(cov, "has_precision_mode", lambda: False)
     with pytest.raises(SystemExit, match="precision"):
         cov.main(["--quick", "--mode", "precision", "--out", str(tmp_path)])
+
+
+@pytest.fixture(scope="module")
+def qcov():
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("_bench_qcov", BENCH / "quantile_coverage.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        sys.modules.pop("_bench_qcov", None)
+        sys.path.remove(str(BENCH))
+
+
+def test_quantile_oracles(qcov):
+    # M/M/1: P(W > w) = rho exp(-(1 - rho) w), so P(W > x_q) = 1 - q at the exact quantile
+    ex = qcov.exact_quantiles(qcov.Cell("exp", 0.9), 0)
+    for q, (x, se) in ex.items():
+        assert 0.9 * math.exp(-0.1 * x) == pytest.approx(1 - q) and se == 0.0
+    # M/Lomax/1: the Benes draws have the Pollaczek-Khinchine mean rho E[s^2] / (2 (1 - rho))
+    law = qcov.Cell("lomax", 0.8).law()
+    w = qcov.lomax_waits(0.8, 400_000, 3)
+    pk = 0.8 * (law.var + law.mean**2) / (2 * 0.2 * law.mean)
+    assert abs(w.mean() - pk) < 5 * w.std() / math.sqrt(w.size), (w.mean(), pk)
+
+
+def test_quick_quantile_table(qcov):
+    rows = list(qcov.main(["--quick"]))
+    assert len(rows) == 2 * 2 * 2   # two cells, two kinds, two levels
+    for r in rows:
+        assert 0 <= r["coverage"] <= 1 and r["runs"] == 4 and r["half_width_mean"] > 0
+        assert r["coverage_se"] == pytest.approx(math.sqrt(r["coverage"] * (1 - r["coverage"]) / 4))
+    # the Lomax(3.5) cell's mean wait has no normal limit: never trusted
+    assert all(r["mean_wait_trusted"] == 0.0 for r in rows if "Lomax" in r["cell"])
