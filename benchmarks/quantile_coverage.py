@@ -23,8 +23,9 @@ single FCFS queue it is the wait, so both quantiles have the same exact value.
 Every run: ``--steps`` arrivals (default ``2**21``) after ``steps // 10`` of warm-up, 256
 batches, a grid of 1201 levels to three times the largest exact quantile.
 
-Run: ``python benchmarks/quantile_coverage.py [--seeds 200] [--quick] [--csv]``; ``--quick``
-(what the test runs) takes 4 seeds of two cells with short runs.
+Run: ``python benchmarks/quantile_coverage.py [--seeds 200] [--quick] [--csv]`` (``--csv``
+writes ``results/quantile_coverage.csv`` and ``.md``); ``--quick`` (what the test runs) takes 4
+seeds of two cells with short runs.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from _tables import finish
+from _tables import RESULTS, finish
 
 import recursions as rc
 from recursions.tables import Rows
@@ -164,7 +165,11 @@ def main(argv: Sequence[str] | None = None) -> Rows:
     for cell in cells:
         rows += run_cell(cell, seeds, steps, exact_quantiles(cell, samples))
         print(markdown(rows[-4:]).splitlines()[-1], flush=True)
-    print(markdown(rows))
+    text = markdown(rows)
+    print(text)
+    if args.csv:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "quantile_coverage.md").write_text(text + "\n")
     return finish(rows, ("cell", "statistic", "q"), "quantile_coverage")
 
 
