@@ -5,7 +5,8 @@ Every answer of :func:`~loynes.loynes` and :func:`~loynes.check_stability` carri
 statistical test, a heuristic, or nothing), a machine-readable *name*, and the *error*:
 an upper bound on the probability that the answer is wrong (0 for a theorem with exactly
 known conditions; the stated level ``delta`` or ``alpha`` for a certificate or a test; NaN for
-a heuristic, whose error rate is measured in ``benchmarks/calibration.py`` instead).
+a heuristic, whose error rate is measured by ``benchmarks/calibration.py`` instead, in the
+tables of the docs' Calibration page, ``docs/calibration.md``).
 
 Names
 -----

@@ -22,7 +22,7 @@ result says which one decided (:class:`~loynes.basis.Basis`):
   means of the draws otherwise; at least 64 periods of a periodic input): the time scale on
   which a walk with that drift forgets its start, so ``n_min`` grows like
   ``1 / (1 - rho)^2``. Its error rate is not controlled; ``benchmarks/calibration.py``
-  measures it. Where condition (3) fails the
+  measures it (the docs' Calibration page, ``docs/calibration.md``). Where condition (3) fails the
   sequence has no finite limit and is never called stabilised.
 """
 

@@ -28,7 +28,8 @@ ASAP3 and Skart; Steiger, Lada, Wilson, Joines and Alexopoulos 2005; Tafazzoli a
    longer (waits are skewed right; a symmetric interval misses low runs, whose spread is small
    too).
 
-The coverage this gives is measured in ``benchmarks/coverage.py`` and published in the docs.
+The coverage this gives is measured by ``benchmarks/coverage.py``; the tables are on the docs'
+Intervals page, section Coverage (``docs/intervals.md``).
 """
 
 from __future__ import annotations
