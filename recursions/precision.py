@@ -13,11 +13,11 @@ chunking or the thread count, as for every run). After each stage the transient 
 MSER (with ``warmup="auto"``), every named statistic gets its interval
 (:func:`~recursions.output_analysis.interval`), and the run stops when every interval is
 trusted (its batch means passed the independence test) and its half-width is within the
-target. Otherwise the next stage is longer: by the factor the half-widths say is needed
-(at least 2, at most 16), or 2 while the batch means are still correlated. Retracing costs at
-most as much again as the last stage (a geometric sum). A budget (``max_steps`` per
-replication and stage, ``max_seconds`` in all) stops the run early; the report then names the
-intervals that missed the target and the steps they would need.
+target. Otherwise the next stage is longer: by the factor the half-widths say is needed, with
+a margin of 1.2 (at least :data:`MIN_GROWTH`, at most 16, a whole number of batches), or 2
+while the batch means are still correlated. Retracing costs what the earlier stages cost. A
+budget (``max_steps`` per replication and stage, ``max_seconds`` in all) stops the run early;
+the report then names the intervals that missed the target and the steps they would need.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ BASE_BATCHES = 256
 
 FIRST_STEPS = 2**14
 """Arrivals per replication of the first stage, unless ``steps`` says otherwise."""
+
+MIN_GROWTH = 1.25
+"""The least factor a stage grows by when every interval is trusted (twice while not)."""
 
 MAX_STEPS = 2**32
 """Default most arrivals per replication of one stage."""
@@ -355,8 +358,8 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
             break
         grow = [(ivs[k].half_width / tol[k]) ** 2 * 1.2 for k in short
                 if steady and ivs[k].trusted and tol[k] > 0]
-        factor = 2.0 if len(grow) < len(short) else min(16.0, max(2.0, max(grow)))
-        nxt = n * 2 ** math.ceil(math.log2(factor))
+        factor = 2.0 if len(grow) < len(short) else min(16.0, max(MIN_GROWTH, max(grow)))
+        nxt = -(-math.ceil(n * factor) // base) * base  # a whole number of batches
         if n >= cap:
             stopped = "max_steps"
             break
