@@ -18,7 +18,9 @@ Cells: FCFS M/G/1 (``rc.JSW(1)``, Poisson arrivals of rate ``load``, service mea
   reported and is far below the intervals' half-widths).
 
 With Poisson arrivals the workload an arrival finds is the time-stationary workload, and in a
-single FCFS queue it is the wait, so both quantiles have the same exact value.
+single FCFS queue it is the wait, so both quantiles have the same exact value; on one server
+they are read from the same counts, so the workload rows repeat the wait rows (they check
+that ``workload_quantile`` reads its own tables right, not a second estimator).
 
 Every run: ``--steps`` arrivals (default ``2**21``) after ``steps // 10`` of warm-up, 256
 batches, a grid of 1201 levels to three times the largest exact quantile.
@@ -77,7 +79,7 @@ def lomax_waits(rho: float, samples: int, seed: int) -> np.ndarray:
     k = gen.geometric(1 - rho, size=samples) - 1          # P(K = k) = (1 - rho) rho^k
     scale = LOMAX_SHAPE - 1.0                               # service mean 1
     a = LOMAX_SHAPE - 1.0                                   # integrated tail: Lomax(a, scale)
-    y = scale * (gen.random(int(k.sum())) ** (-1.0 / a) - 1.0)
+    y = scale * ((1.0 - gen.random(int(k.sum()))) ** (-1.0 / a) - 1.0)  # U in (0, 1]
     return np.bincount(np.repeat(np.arange(samples), k), weights=y, minlength=samples)
 
 

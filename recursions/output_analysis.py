@@ -69,7 +69,8 @@ class Interval(Record):
     value : float
         The point estimate.
     half_width : float
-        ``t se``; ``nan`` when it could not be computed.
+        Half the interval's length, ``(upper - lower) / 2`` (``t se`` when the batch means
+        are not skewed); ``nan`` when it could not be computed.
     se : float
         The standard error (of the pooled batch means, delta method for the ratio).
     confidence : float
@@ -341,6 +342,7 @@ def _build(statistic: str, n: np.ndarray, d: np.ndarray, theta: float, confidenc
                         "for an absolute precision")
     t = _t_quantile(0.5 + confidence / 2.0, K - 1)
     lo, hi = _skew_adjusted(t, y, K)
+    lo, hi = min(lo, 0.0), max(hi, 0.0)  # the estimate stays inside (at a low confidence)
     return Interval(statistic, theta, (hi - lo) / 2 * se, se, confidence, K if trusted else 0,
                     g, trusted, reason, (lo + hi) / 2 * se)
 
@@ -358,8 +360,9 @@ def _skew_adjusted(t: float, y: np.ndarray, K: int) -> tuple[float, float]:
     """
     if K < 3:
         return -t, t
-    s2 = float((y * y).sum()) / (K - 1)
-    m3 = float((y ** 3).sum()) * K / ((K - 1) * (K - 2))
+    c = y - y.mean()  # about 0 already (theta pools all batches, leftovers included)
+    s2 = float((c * c).sum()) / (K - 1)
+    m3 = float((c ** 3).sum()) * K / ((K - 1) * (K - 2))
     beta = m3 / s2 ** 1.5 / (6.0 * math.sqrt(K)) if s2 > 0 else 0.0
     if abs(beta) < 1e-12:
         return -t, t

@@ -157,22 +157,17 @@ MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "
 series, not the most truncated of several, which multiplied the rule's false alarms)."""
 
 
-def _side(num: np.ndarray, den: np.ndarray, kind: str) -> int:
+def _side(system: Any, kind: str) -> int:
     """Which side of the steady level the transient lies on (:func:`mser`'s ``side``).
 
-    From empty, below: a monotone system's workloads, waits and jobs grow stochastically
-    from 0 to their stationary law. From a given state, the side its first batch lies on,
-    against the mean of the whole run.
+    Below for a monotone system started empty: its workloads, waits and jobs then grow
+    stochastically from 0 to their stationary law. Either side otherwise (a map that is not
+    monotone can overshoot; a given state or an equilibrium profile can lie on either side).
     """
-    if kind == "empty":
-        return -1
-    n, d = np.sum(num, axis=0), np.sum(den, axis=0)
-    if not (d[0] > 0 and d.sum() > 0):
-        return 0
-    return int(np.sign(n[0] / d[0] - n.sum() / d.sum()))
+    return -1 if kind == "empty" and bool(getattr(system, "monotone", False)) else 0
 
 
-def _kept(res: SimulationResult, names: Sequence[str], auto: bool, kind: str
+def _kept(res: SimulationResult, names: Sequence[str], auto: bool, side: int
           ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
     """The batch sums after the MSER truncation (when ``auto``), batches dropped, steady."""
     sums = res._sums or {}
@@ -181,7 +176,7 @@ def _kept(res: SimulationResult, names: Sequence[str], auto: bool, kind: str
         key = next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
                    next((k for k in MSER_PREFERENCE if k in sums), None))
         if key is not None:
-            drop, steady = mser(*sums[key], side=_side(*sums[key], kind))
+            drop, steady = mser(*sums[key], side=side)
     return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
 
 
@@ -252,6 +247,7 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
         w0, kind = _start_states(start, system, input, nrep, ss)
         if kind == "stationary":
             auto, fixed_warmup = False, 0  # an exact start has no transient to cut
+    side = _side(system, kind)
     base = BASE_BATCHES if batches is None else check_int(batches, "batches", 1)
     if precision is not None and base * nrep < 64:
         raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
@@ -281,15 +277,16 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
             raise ValueError("steps is required (or precision= to run until precise)")
         res = stage(check_count(steps, "steps", 1))
         passed_on(res)
-        return _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind)
+        return _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
+                       side)
     out = _until_precise(stage, steps, precision, relative, confidence, statistics, max_steps,
-                         max_seconds, auto, nrep, fixed_warmup, base, kind)
+                         max_seconds, auto, nrep, fixed_warmup, base, kind, side)
     return passed_on(out)
 
 
 def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence: float,
-            batches: int, kind: str) -> SimulationResult:
-    kept, drop, steady = _kept(res, names, auto, kind)
+            batches: int, kind: str, side: int) -> SimulationResult:
+    kept, drop, steady = _kept(res, names, auto, side)
     if auto and not steady:
         dg.warn(f"{res.system}: warmup='auto' found no steady part: MSER's truncation point "
                 "sits at half the run, the most it may drop, so the run is too short for its "
@@ -323,7 +320,7 @@ def _guarded(iv: Interval, prev: tuple[float, float] | None, seen: float) -> Int
 def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool,
                    confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, auto: bool, nrep: int,
-                   fixed_warmup: int, base: int, kind: str) -> SimulationResult:
+                   fixed_warmup: int, base: int, kind: str, side: int) -> SimulationResult:
     from ._validate import check_count
 
     n = FIRST_STEPS if steps is None else check_count(steps, "steps", 1)
@@ -332,7 +329,9 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
     n = min(n, cap)
     t0, used, stages = time.perf_counter(), 0, 0
-    prev: dict[str, tuple[float, float]] = {}  # name -> (se, observations) of the last stage
+    # name -> (se, observations) of the last stage, guarded itself: a running maximum of the
+    # stages' standard errors scaled to the current length
+    prev: dict[str, tuple[float, float]] = {}
     while True:
         t1 = time.perf_counter()
         res = stage(n)
@@ -341,7 +340,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
         used += (n + fixed_warmup) * nrep
         targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
         names = list(targets)
-        kept, _, steady = _kept(res, names, auto, kind)
+        kept, _, steady = _kept(res, names, auto, side)
         ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}
         seen = {k: float(kept[k][1].sum()) for k in names}
         ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}
@@ -376,7 +375,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
                              reached=not short, intervals=ivs, missed=tuple(short),
                              needed=needed, stages=stages, steps=n, steps_used=used,
                              stopped_by=stopped)
-    out = _finish(res, names, auto, confidence, min(base, n), kind)
+    out = _finish(res, names, auto, confidence, min(base, n), kind, side)
     final: dict[str, Any] = {  # the estimates of the intervals the run stopped on
         k: Estimate(ivs[k].value, ivs[k].se) for k in names
         if getattr(out, k) is not None and math.isfinite(ivs[k].se)}
@@ -387,7 +386,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
                 "reached: ask for an absolute one (relative=False), or run longer")
     elif short:
         dg.warn(f"{out.system}: precision not reached ({stopped}): " + "; ".join(
-            f"{k} +- {ivs[k].half_width:.3g} against {tol[k]:.3g}"
+            f"{k} half-width {ivs[k].half_width:.3g} against {tol[k]:.3g}"
             + ("" if ivs[k].trusted else " (batch means still correlated)")
             + (f", about {needed[k]:,} arrivals needed" if needed[k] is not None else "")
             for k in short))
