@@ -325,3 +325,19 @@ def test_mser_rarely_cuts_a_run_that_starts_stationary():
         dropped.append(res2.warmup / 2**16)
     assert flagged <= 3, flagged  # about a third of them before the fix
     assert np.mean(dropped) < 0.15, np.mean(dropped)
+
+
+def test_precision_mode_same_numbers_for_any_thread_count_and_chunk():
+    import numba
+
+    kw = dict(precision=0.1, warmup="auto", replications=2, rng=11)
+    a = rc.simulate(rc.JSW(3), rc.Poisson(2.4, E(1.0)), **kw)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = rc.simulate(rc.JSW(3), rc.Poisson(2.4, E(1.0)), **kw, chunk=999)
+    finally:
+        numba.set_num_threads(old)
+    assert a.precision.steps == b.precision.steps and a.warmup == b.warmup
+    assert a.mean_wait == b.mean_wait and a.p_wait == b.p_wait
+    assert a.interval("mean_wait") == b.interval("mean_wait")
