@@ -242,11 +242,11 @@ class _WorkloadEngine:
         of a load ``>= 1``, of a reference without warm-up, of a single batch.
         """
         S, nrep, name = system.servers, plan.replications, type(system).__name__
-        every = max(1, S) if plan.profile_every is None else plan.profile_every
-        self._check_snapshots(plan, every, S)
-        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
         require_memory(48.0 * S * nrep, f"simulating {name} with {S} servers and {nrep} "
                        "replication(s)", "use fewer servers or replications")
+        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
+        every = max(1, S) if plan.profile_every is None else plan.profile_every
+        self._check_snapshots(plan, every, S)
         grid_size = None if plan.grid is None else plan.grid.size
         per_rep = (float(plan.batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
                    + float(plan.chunk) * (2 + max(system.uniforms, 1))
