@@ -152,11 +152,9 @@ close at 0 with both ends at 0), which happens with probability tending to 1 as 
 grows. This also shows that J_{p+1}SW has exactly one stationary version driven by the
 input when ``lam E[sigma] < S - p`` and ``P(sigma < tau) > 0``, renewal input included
 (where Theorem 1, for Poisson input, does not apply): the closed brackets define it, and
-every stationary version lies in each of them. Measured (exponential service of mean 1,
-1000 draws each, against forward runs of 2·10^6 arrivals, |z| < 1.1 for the mean total
-workload and P(all busy)): JpSW(3, 1) at ``lam = 1.5`` about 1,000 draws/s with E₂
-arrivals, at ``lam = 1.9`` 160 draws/s (1,200 customers back on average); JpSW(5, 2) at
-``lam = 2.5`` 730 draws/s, and with lognormal service (SCV 4) 820 draws/s.
+every stationary version lies in each of them. Draws per second and the check against
+forward runs: docs/benchmarks.md, section :ref:`Bounding chains for J_{p+1}SW
+<bench-bounding>`.
 
 Limits
 ------

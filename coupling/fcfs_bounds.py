@@ -100,11 +100,10 @@ def fcfs_method(inp: rc.Renewal, method: str | None, servers: int = 1) -> Domina
     The default for light-tailed service is chosen from the parameters alone (choosing after
     seeing a draw would bias it): the round-robin bound while instants with nobody waiting in
     its ``S`` queues stay common, the vacation bound beyond, where ``S (rho - 1/2) >= 3.5``
-    or ``S >= 80`` (measured in ``benchmarks/perfect_sampling.py``: round robin is 2-5x
-    faster at S = 2-10 up to load 0.8, the vacation bound 3x faster at S = 10, load 0.9,
-    and the only one that samples M/M/10 at 0.95 or M/M/50 from 0.7; at S = 100 and load
-    0.5 round robin goes back about 8e4 customers per draw). For a heavy-tailed service law
-    with Poisson arrivals it is the reversed M/G/1 queues.
+    or ``S >= 80`` (the crossover measured by ``benchmarks/perfect_sampling.py``:
+    docs/benchmarks.md, section :ref:`Choosing the FCFS dominating process
+    <bench-fcfs-default>`). For a heavy-tailed service law with Poisson arrivals it is the
+    reversed M/G/1 queues.
 
     Examples
     --------

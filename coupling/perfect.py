@@ -243,12 +243,11 @@ def perfect_sample(
     -----
     **Workers.** A draw spends most of its time in Python (interval bookkeeping and small
     numpy arrays around the nogil numba kernels of the walk) and holds the GIL, so threads
-    do not run draws side by side; worker processes do. Measured on a shared 2-core machine
-    (1, 2 threads, 2 processes): M/M/10 at load 0.8, 3000 draws, 11.7 s, 11.6 s, 13.5 s;
-    M/D/40 at 0.9, 600 draws, 7.9 s, 7.2 s, 9.9 s; M/M/2 at 0.8, 6000 draws, 10.6 s,
-    12.1 s, 9.5 s. Two busy processes got only about 1.3 times the throughput of one there,
-    and a pool pays 1 to 2 s to start, so ``workers=1`` stays the default; on free cores
-    a pool pays off once the draws take much longer than its start.
+    do not run draws side by side; worker processes do. A pool pays 1 to 2 s to start and two
+    busy processes gave little more than one on a shared machine (docs/benchmarks.md,
+    section :ref:`Workers for exact draws <bench-perfect-workers>`), so ``workers=1`` stays
+    the default; on free cores a pool pays off once the draws take much longer than its
+    start.
 
     **A map dominated by JSW** (``dominated_by=rc.JSW(S)``). Let ``M`` be the map of
     ``system`` and ``G`` the Kiefer-Wolfowitz map of the bound. The JSW sampler finds an
