@@ -49,9 +49,10 @@ from typing import Any
 import numpy as np
 
 from recursions import dists
-from recursions.jit import jit
 from recursions.validation import check_int
 
+from . import ra_walk_kernels as kern
+from .ra_walk_kernels import ra_known_from
 from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
 
 __all__ = ["RAWalk", "ra_known_from"]
@@ -221,17 +222,17 @@ class RAWalk:
         Returns ``None`` (it never does) or ``(u, s, t, end)``: the path up to the first rise
         and the walk's displacement there. ``k0`` is the present index.
         """
-        logpi, j = _pick_tilt(margins, self.theta, self._gen.random())
+        logpi, j = kern.pick_tilt(margins, self.theta, self._gen.random())
         if self.routing == "cyclic":
             return self._rises_cyclic(margins, k0, logpi, j)
         blk = self._tilted(j)
         while True:
-            k, end = _walk_to_rise(*blk.arrays, blk.i, margins)
+            k, end = kern.walk_to_rise(*blk.arrays, blk.i, margins)
             if k >= 0:
                 break
             blk.refill()
         i0, blk.i = blk.i, k
-        log_lr = _log_lr(logpi, self.theta, end)  # log dP/dQ at the first rise, < log(1/2)
+        log_lr = kern.log_lr(logpi, self.theta, end)  # log dP/dQ at the first rise, < log(1/2)
         if math.log(self._gen.random()) >= log_lr:
             return None
         return (*(x[i0:k].copy() for x in blk.arrays), end)
@@ -246,7 +247,7 @@ class RAWalk:
             return self._descend_cyclic(room, k0)
         blk = self._plain()
         while True:
-            status, k, end = _walk_to_descend(*blk.arrays, blk.i, room, self.margin)
+            status, k, end = kern.walk_to_descend(*blk.arrays, blk.i, room, self.margin)
             if status >= 0:
                 break
             blk.refill()
@@ -273,7 +274,7 @@ class RAWalk:
     def _rises_cyclic(self, margins, k0, logpi, j):
         tt, st, sp = self._stream("tt"), self._stream("st"), self._stream("sp")
         while True:
-            n, it, ist, isp, end = _cyclic_to_rise(tt.a, tt.i, st.a, st.i, sp.a, sp.i, j,
+            n, it, ist, isp, end = kern.cyclic_to_rise(tt.a, tt.i, st.a, st.i, sp.a, sp.i, j,
                                                    self.phase, k0, margins)
             if n >= 0:
                 break
@@ -287,7 +288,7 @@ class RAWalk:
         tt.i, st.i, sp.i = it, ist, isp
         counts = np.bincount(u, minlength=self.S)
         # dP_j/dP = exp(theta D_j) L**-(n - S n_j) on the excursion (n steps, n_j to server j)
-        log_lr = _log_lr(logpi - (n - self.S * counts) * self._log_l, self.theta, end)
+        log_lr = kern.log_lr(logpi - (n - self.S * counts) * self._log_l, self.theta, end)
         if math.log(self._gen.random()) >= log_lr:
             return None
         return u, s, t, end
@@ -295,7 +296,7 @@ class RAWalk:
     def _descend_cyclic(self, room, k0):
         tp, sp = self._stream("tp"), self._stream("sp")
         while True:
-            status, n, itp, isp, end = _cyclic_to_descend(tp.a, tp.i, sp.a, sp.i, self.phase,
+            status, n, itp, isp, end = kern.cyclic_to_descend(tp.a, tp.i, sp.a, sp.i, self.phase,
                                                           k0, room, self.margin)
             if status >= 0:
                 break
@@ -356,7 +357,7 @@ class RAWalk:
                 self._mark()
                 break
             u1, s1, t1, e1 = ev
-            if _path_exceeds(u1, s1, t1, room):
+            if kern.path_exceeds(u1, s1, t1, room):
                 continue
             if (room - e1 >= a).all():
                 u2, s2, t2 = np.empty(0, np.int64), np.empty(0), np.empty(0)
@@ -428,205 +429,3 @@ class _Draws:
     def a(self) -> np.ndarray:
         """The first (for a single stream, the only) array."""
         return self.arrays[0]
-
-
-@jit
-def _server(phase, k, S):
-    return ((phase - k) % S + S) % S
-
-
-@jit
-def _cyclic_to_rise(tt, it, st, ist, sp, isp, j, phase, k0, margins):
-    """Cyclic routing under the tilt of coordinate ``j``: walk to the first rise.
-
-    Draws come from three streams (tilted interarrivals, tilted services of server ``j``'s
-    customers, plain services of the others). Returns the number of steps (``-1``, ``-2``
-    or ``-3`` when the first, second or third stream runs out: nothing is read), the new
-    stream positions and the displacement.
-    """
-    S = margins.size
-    pos = np.zeros(S)
-    n = 0
-    while True:
-        if it >= tt.size:
-            return -1, it, ist, isp, pos
-        srv = _server(phase, k0 + n + 1, S)
-        if srv == j:
-            if ist >= st.size:
-                return -2, it, ist, isp, pos
-            x = st[ist]
-            ist += 1
-        else:
-            if isp >= sp.size:
-                return -3, it, ist, isp, pos
-            x = sp[isp]
-            isp += 1
-        for i in range(S):
-            pos[i] -= tt[it]
-        it += 1
-        pos[srv] += x
-        n += 1
-        for i in range(S):
-            if pos[i] > margins[i]:
-                return n, it, ist, isp, pos
-
-
-@jit
-def _cyclic_to_descend(tp, itp, sp, isp, phase, k0, room, a):
-    """Cyclic routing, plain draws: walk until every coordinate is ``a`` below ``room``.
-
-    Returns ``(status, steps, positions..., displacement)`` as :func:`_walk_to_descend`;
-    status -1 or -2 when the interarrival or the service stream runs out.
-    """
-    S = room.size
-    pos = np.zeros(S)
-    n = 0
-    while True:
-        if itp >= tp.size:
-            return -1, 0, itp, isp, pos
-        if isp >= sp.size:
-            return -2, 0, itp, isp, pos
-        srv = _server(phase, k0 + n + 1, S)
-        for i in range(S):
-            pos[i] -= tp[itp]
-        pos[srv] += sp[isp]
-        itp += 1
-        isp += 1
-        n += 1
-        below = True
-        for i in range(S):
-            if pos[i] > room[i]:
-                return 0, n, itp, isp, pos
-            if pos[i] > room[i] - a:
-                below = False
-        if below:
-            return 1, n, itp, isp, pos
-
-
-@jit
-def _walk_to_rise(u, s, t, i0, margins):
-    """Walk from 0 on the draws from ``i0`` until a coordinate exceeds its margin.
-
-    Returns the end index (exclusive) and the displacement, or ``-1`` if the draws run out.
-    """
-    S = margins.size
-    pos = np.zeros(S)
-    for k in range(i0, u.size):
-        for i in range(S):
-            pos[i] -= t[k]
-        pos[u[k]] += s[k]
-        for i in range(S):
-            if pos[i] > margins[i]:
-                return k + 1, pos
-    return -1, pos
-
-
-@jit
-def _walk_to_descend(u, s, t, i0, room, a):
-    """Walk from 0 until every coordinate is ``a`` below ``room``, or one exceeds it.
-
-    Returns ``(status, end, displacement)``: status 1 when all are ``a`` below (after at
-    least one step), 0 when one exceeds ``room``, -1 (nothing read) if the draws run out.
-    """
-    S = room.size
-    pos = np.zeros(S)
-    for k in range(i0, u.size):
-        for i in range(S):
-            pos[i] -= t[k]
-        pos[u[k]] += s[k]
-        below = True
-        for i in range(S):
-            if pos[i] > room[i]:
-                return 0, k + 1, pos
-            if pos[i] > room[i] - a:
-                below = False
-        if below:
-            return 1, k + 1, pos
-    return -1, i0, pos
-
-
-@jit
-def _path_exceeds(u, s, t, room):
-    """Whether the walk along the path ever exceeds ``room`` in some coordinate."""
-    S = room.size
-    pos = np.zeros(S)
-    for k in range(u.size):
-        for i in range(S):
-            pos[i] -= t[k]
-        pos[u[k]] += s[k]
-        for i in range(S):
-            if pos[i] > room[i]:
-                return True
-    return False
-
-
-@jit
-def _lse(a):
-    m = a.max()
-    return m + np.log(np.sum(np.exp(a - m)))
-
-
-@jit
-def _pick_tilt(margins, theta, uniform):
-    """Mixture weights ``pi_i ~ exp(-theta y_i)`` (as logs) and the coordinate drawn."""
-    logpi = -theta * margins
-    logpi = logpi - _lse(logpi)
-    acc = 0.0
-    target = uniform
-    for j in range(margins.size):
-        acc += np.exp(logpi[j])
-        if target < acc:
-            return logpi, j
-    return logpi, margins.size - 1
-
-
-@jit
-def _log_lr(logpi, theta, end):
-    """``log dP/dQ = -log sum_i pi_i exp(theta D_i)`` at the displacement ``D``."""
-    return -_lse(logpi + theta * end)
-
-
-@jit
-def ra_known_from(u, s, t, n, bound):
-    """Per server, the first customer from ``-n`` on who finds it empty in every past.
-
-    Runs each RA server's Lindley recursion forward from customer ``-n`` started at
-    ``bound`` (an upper bound of the true workload): a server whose bounded copy is empty
-    when customer ``-k`` arrives is empty then in truth. Returns ``k`` per server (``0`` for
-    the customer at time 0; ``-1`` if the server is never seen empty).
-
-    Parameters
-    ----------
-    u, s, t : numpy.ndarray
-        Routes, services and following interarrival times of customers ``-1, -2, ...``.
-    n : int
-        Start customer (``1 <= n <= len(u)``).
-    bound : numpy.ndarray
-        Upper bound of the workloads seen by customer ``-n``.
-
-    Returns
-    -------
-    numpy.ndarray
-        int64 array of length ``S``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> u = np.array([0, 1, 0]); s = np.array([1.0, 3.0, 2.0]); t = np.array([1.0, 2.0, 1.0])
-    >>> ra_known_from(u, s, t, 3, np.array([0.5, 0.0])).tolist()
-    [1, 3]
-    """
-    S = bound.size
-    w = bound.copy()
-    known = np.full(S, -1, dtype=np.int64)
-    for j in range(n - 1, -1, -1):
-        for i in range(S):
-            if known[i] < 0 and w[i] <= 0.0:
-                known[i] = j + 1
-        w[u[j]] += s[j]
-        for i in range(S):
-            w[i] = max(w[i] - t[j], 0.0)
-    for i in range(S):
-        if known[i] < 0 and w[i] <= 0.0:
-            known[i] = 0
-    return known

@@ -205,7 +205,7 @@ def run(system, w0, sigma, tau, u):
 
 
 def ra_known_from(u, s, t, n, bound):
-    """Twin of :func:`coupling.ra_walk.ra_known_from`: per-server Lindley from customer -n."""
+    """Twin of :func:`coupling.ra_walk_kernels.ra_known_from`: per-server Lindley from -n."""
     S = len(bound)
     w = [float(b) for b in bound]
     known = [-1] * S
@@ -257,7 +257,7 @@ def _walk_steps(u, s, t, i0, S):
 
 
 def walk_to_rise(u, s, t, i0, margins):
-    """Twin of ``ra_walk._walk_to_rise``: (end index, displacement) or (-1, None)."""
+    """Twin of ``ra_walk_kernels.walk_to_rise``: (end index, displacement) or (-1, None)."""
     for k, pos in _walk_steps(u, s, t, i0, len(margins)):
         if any(p > m for p, m in zip(pos, margins, strict=True)):
             return k + 1, pos
@@ -265,7 +265,7 @@ def walk_to_rise(u, s, t, i0, margins):
 
 
 def walk_to_descend(u, s, t, i0, room, a):
-    """Twin of ``ra_walk._walk_to_descend``: (status, end, displacement)."""
+    """Twin of ``ra_walk_kernels.walk_to_descend``: (status, end, displacement)."""
     for k, pos in _walk_steps(u, s, t, i0, len(room)):
         if any(p > r for p, r in zip(pos, room, strict=True)):
             return 0, k + 1, pos
@@ -275,13 +275,13 @@ def walk_to_descend(u, s, t, i0, room, a):
 
 
 def path_exceeds(u, s, t, room):
-    """Twin of ``ra_walk._path_exceeds``."""
+    """Twin of ``ra_walk_kernels.path_exceeds``."""
     return any(any(p > r for p, r in zip(pos, room, strict=True))
                for _, pos in _walk_steps(u, s, t, 0, len(room)))
 
 
 def cyclic_to_rise(tt, it, st, ist, sp, isp, j, phase, k0, margins):
-    """Twin of ``ra_walk._cyclic_to_rise`` (returns -1/-2/-3 for an exhausted stream)."""
+    """Twin of ``ra_walk_kernels.cyclic_to_rise`` (returns -1/-2/-3 for an exhausted stream)."""
     S = len(margins)
     pos = [0.0] * S
     n = 0
@@ -306,7 +306,7 @@ def cyclic_to_rise(tt, it, st, ist, sp, isp, j, phase, k0, margins):
 
 
 def cyclic_to_descend(tp, itp, sp, isp, phase, k0, room, a):
-    """Twin of ``ra_walk._cyclic_to_descend``: (status, steps, itp, isp, displacement)."""
+    """Twin of ``ra_walk_kernels.cyclic_to_descend``: (status, steps, itp, isp, displacement)."""
     S = len(room)
     pos = [0.0] * S
     n = 0
@@ -326,7 +326,7 @@ def cyclic_to_descend(tp, itp, sp, isp, phase, k0, room, a):
 
 
 def pick_tilt(margins, theta, uniform):
-    """Twin of ``ra_walk._pick_tilt``: weights exp(-theta y_i) normalised, inverse-cdf pick."""
+    """Twin of ``ra_walk_kernels.pick_tilt``: weights exp(-theta y_i), inverse-cdf pick."""
     import math
 
     w = [math.exp(-theta * (y - min(margins))) for y in margins]
@@ -341,7 +341,7 @@ def pick_tilt(margins, theta, uniform):
 
 
 def log_lr(logpi, theta, end):
-    """Twin of ``ra_walk._log_lr``: -log sum_i pi_i exp(theta D_i)."""
+    """Twin of ``ra_walk_kernels.log_lr``: -log sum_i pi_i exp(theta D_i)."""
     import math
 
     return -math.log(sum(math.exp(lp + theta * d) for lp, d in zip(logpi, end, strict=True)))

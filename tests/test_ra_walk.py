@@ -190,7 +190,7 @@ def test_walk_that_never_rises_certifies_zero():
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_walk_kernels_match_naive(servers, n, seed):
-    from coupling import ra_walk as rw
+    from coupling import ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     u = g.integers(0, servers, n)
@@ -198,38 +198,38 @@ def test_walk_kernels_match_naive(servers, n, seed):
     t = g.exponential(0.5, n) * g.integers(0, 2, n)
     i0 = int(g.integers(0, n))
     margins = g.exponential(1.0, servers)
-    k, pos = rw._walk_to_rise(u, s, t, i0, margins)
+    k, pos = rw.walk_to_rise(u, s, t, i0, margins)
     kn, posn = naive.walk_to_rise(u, s, t, i0, list(margins))
     assert k == kn
     if k >= 0:
         np.testing.assert_allclose(pos, posn, rtol=1e-12, atol=1e-12)
     room, a = margins + 0.5, float(g.uniform(0.0, 0.5))
-    st_, k, pos = rw._walk_to_descend(u, s, t, i0, room, a)
+    st_, k, pos = rw.walk_to_descend(u, s, t, i0, room, a)
     stn, kn, posn = naive.walk_to_descend(u, s, t, i0, list(room), a)
     assert (st_, k) == (stn, kn)
     if st_ >= 0:
         np.testing.assert_allclose(pos, posn, rtol=1e-12, atol=1e-12)
-    assert rw._path_exceeds(u, s, t, room) == naive.path_exceeds(u, s, t, list(room))
+    assert rw.path_exceeds(u, s, t, room) == naive.path_exceeds(u, s, t, list(room))
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_cyclic_kernels_match_naive(servers, n, seed):
-    from coupling import ra_walk as rw
+    from coupling import ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     tt, st_, sp = g.exponential(0.5, n), g.exponential(1.0, n), g.exponential(1.0, n)
     it, ist, isp = (int(g.integers(0, n)) for _ in range(3))
     j, phase, k0 = int(g.integers(0, servers)), int(g.integers(0, servers)), int(g.integers(0, 50))
     margins = g.exponential(1.0, servers)
-    got = rw._cyclic_to_rise(tt, it, st_, ist, sp, isp, j, phase, k0, margins)
+    got = rw.cyclic_to_rise(tt, it, st_, ist, sp, isp, j, phase, k0, margins)
     want = naive.cyclic_to_rise(tt, it, st_, ist, sp, isp, j, phase, k0, list(margins))
     assert got[0] == want[0]
     if got[0] >= 0:
         assert got[1:4] == want[1:4]
         np.testing.assert_allclose(got[4], want[4], rtol=1e-12, atol=1e-12)
     room, a = margins + 0.5, float(g.uniform(0.0, 0.5))
-    got = rw._cyclic_to_descend(tt, it, sp, isp, phase, k0, room, a)
+    got = rw.cyclic_to_descend(tt, it, sp, isp, phase, k0, room, a)
     want = naive.cyclic_to_descend(tt, it, sp, isp, phase, k0, list(room), a)
     assert got[0] == want[0]
     if got[0] >= 0:
@@ -240,14 +240,14 @@ def test_cyclic_kernels_match_naive(servers, n, seed):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_tilt_pick_and_ratio_match_naive(servers, seed):
-    from coupling import ra_walk as rw
+    from coupling import ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     margins, theta, uni = g.uniform(0.5, 5.0, servers), float(g.uniform(0.1, 2.0)), g.random()
-    logpi, j = rw._pick_tilt(margins, theta, uni)
+    logpi, j = rw.pick_tilt(margins, theta, uni)
     nlogpi, nj = naive.pick_tilt(list(margins), theta, uni)
     np.testing.assert_allclose(logpi, nlogpi, rtol=1e-12, atol=1e-12)
     assert j == nj or abs(np.cumsum(np.exp(nlogpi))[min(j, nj)] - uni) < 1e-12  # ties at a cdf step
     end = g.normal(0.0, 2.0, servers)
-    assert rw._log_lr(logpi, theta, end) == pytest.approx(naive.log_lr(nlogpi, theta, end),
+    assert rw.log_lr(logpi, theta, end) == pytest.approx(naive.log_lr(nlogpi, theta, end),
                                                           rel=1e-12, abs=1e-12)
