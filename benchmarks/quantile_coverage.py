@@ -5,9 +5,10 @@ wait of M/G/1 then has no finite asymptotic variance), ``rc.simulate`` marks the
 interval untrusted and offers quantiles, with intervals by sectioning
 (:func:`recursions.output_analysis.quantile_interval`). This table counts how often their 95%
 intervals contain the exact quantile, with the binomial standard error
-``sqrt(c (1 - c) / n)``.
+``sqrt(c (1 - c) / n)``, at ``q`` = 0.5 and 0.9 in every cell.
 
-Cells: FCFS M/G/1 (``rc.JSW(1)``, Poisson arrivals of rate ``load``, service mean 1):
+Single-server cells: FCFS M/G/1 (``rc.JSW(1)``, Poisson arrivals of rate ``load``, service
+mean 1):
 
 * exponential service at loads 0.9 and 0.95: ``P(W > w) = rho exp(-(1 - rho) w)``;
 * Lomax service of shape 3.5 (``E[sigma^3] < inf = E[sigma^4]``: the mean wait is finite but
@@ -22,21 +23,42 @@ single FCFS queue it is the wait, so both quantiles have the same exact value; o
 they are read from the same counts, so the workload rows repeat the wait rows (they check
 that ``workload_quantile`` reads its own tables right, not a second estimator).
 
-Every run: ``--steps`` arrivals (default ``2**21``) after ``steps // 10`` of warm-up, 256
-batches, a grid of 1201 levels to three times the largest exact quantile.
+Multi-server cells: FCFS M/M/S (``rc.JSW(S)``: joining the shortest workload is FCFS G/G/S;
+Poisson arrivals of total rate ``load * S``, exponential service of mean 1) for S = 10 at
+loads 0.9 and 0.95 and S = 40 at load 0.95. ``wait_quantile`` reads what each arrival found
+at the server it joined, which under JSW is its FCFS wait, so the oracle is Erlang C's law
+``P(W > t) = C(S, a) exp(-(S - a) t)`` with ``a = load * S``: the ``q``-quantile is
+``ln(C / (1 - q)) / (S - a)`` for ``q > 1 - C`` and 0 (the atom at 0) otherwise. ``C`` comes
+from Erlang B's recursion ``B_k = a B_{k-1} / (k + a B_{k-1})`` and
+``C = B / (1 - rho (1 - B))``, here in numpy-free Python, not from the library. All three
+cells have ``C`` above 0.66, so q = 0.5 and 0.9 both lie above the atom (the smallest
+quantile is 0.14, M/M/40 at 0.95); :func:`exact_quantiles` refuses a ``q`` on the atom.
+Their ``workload_quantile`` rows read "not applicable" (empty numbers in the CSV): the
+workload of one server of M/M/S seen by an arrival has no closed form here, and no oracle is
+made up for it.
 
-Run: ``python benchmarks/quantile_coverage.py [--seeds 200] [--quick] [--csv]`` (``--csv``
-writes ``results/quantile_coverage.csv`` and ``.md``); ``--quick`` (what the test runs) takes 4
-seeds of two cells with short runs.
+Every run: ``--steps`` arrivals (default ``2**21``) after ``steps // 10`` of warm-up, 256
+batches, a grid of 1201 levels to three times the largest exact quantile, seed
+``7000 + i`` for run ``i``, one run at a time.
+
+Run: ``python benchmarks/quantile_coverage.py [--seeds 200] [--cells REGEX] [--quick]
+[--csv]``. ``--cells`` picks the cells whose label (``M/M/10 0.9``, ``M/Lomax(3.5)/1 0.8``)
+matches the regular expression; ``--csv`` writes ``results/quantile_coverage.csv`` and
+``.md``, keeping the rows of the cells not run from the CSV already there (so new cells are
+added without rerunning the old ones). ``--quick`` (what the tests run) takes 4 seeds of
+short runs, of two single-server cells unless ``--cells`` is given; it writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import math
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -48,20 +70,30 @@ from recursions.tables import Rows
 QS = (0.5, 0.9)
 KINDS = ("wait_quantile", "workload_quantile")
 LOMAX_SHAPE = 3.5
+QUICK_CELLS = r"^M/M/1 0\.9$|^M/Lomax\(3\.5\)/1 0\.8$"
+NOT_APPLICABLE = "not applicable"
+INT_COLUMNS = ("runs", "steps")
+TEXT_COLUMNS = ("cell", "statistic")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One row group: the service law (``"exp"`` or ``"lomax"``) and the load."""
+    """One row group: the service law (``"exp"`` or ``"lomax"``), the load and the servers."""
 
     service: str
     load: float
+    servers: int = 1
 
     @property
     def label(self) -> str:
-        """``M/M/1 0.9`` or ``M/Lomax(3.5)/1 0.8``."""
+        """``M/M/1 0.9``, ``M/Lomax(3.5)/1 0.8`` or ``M/M/10 0.95``."""
         law = "M" if self.service == "exp" else f"Lomax({LOMAX_SHAPE:g})"
-        return f"M/{law}/1 {self.load:g}"
+        return f"M/{law}/{self.servers} {self.load:g}"
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The quantiles with an oracle: both on one server, the wait only on several."""
+        return KINDS if self.servers == 1 else ("wait_quantile",)
 
     def law(self) -> Any:
         """The service law, mean 1."""
@@ -70,7 +102,32 @@ class Cell:
         return rc.dists.Lomax(LOMAX_SHAPE, mean=1.0)
 
 
-CELLS = (Cell("exp", 0.9), Cell("exp", 0.95), Cell("lomax", 0.8), Cell("lomax", 0.9))
+CELLS = (Cell("exp", 0.9), Cell("exp", 0.95), Cell("lomax", 0.8), Cell("lomax", 0.9),
+         Cell("exp", 0.9, 10), Cell("exp", 0.95, 10), Cell("exp", 0.95, 40))
+
+
+def erlang_c(servers: int, a: float) -> float:
+    """``P(W > 0)`` of M/M/S, offered load ``a < S`` (service rate 1), by Erlang B's recursion."""
+    if not 0.0 < a < servers:
+        raise ValueError(f"Erlang C needs 0 < a < S, got a = {a!r}, S = {servers!r}")
+    b = 1.0
+    for k in range(1, servers + 1):
+        b = a * b / (k + a * b)
+    rho = a / servers
+    return b / (1.0 - rho * (1.0 - b))
+
+
+def erlang_c_quantile(servers: int, a: float, q: float) -> float:
+    """The ``q``-quantile of M/M/S's FCFS wait: ``P(W > t) = C exp(-(S - a) t)``.
+
+    Refuses a ``q`` at or below ``1 - C``, whose quantile is the atom at 0 (no density there,
+    so no interval to check).
+    """
+    c = erlang_c(servers, a)
+    if q <= 1.0 - c:
+        raise ValueError(f"q = {q:g} lies on the atom at 0 of M/M/{servers} with a = {a:g} "
+                         f"(1 - C = {1 - c:.4g}): choose q above it")
+    return math.log(c / (1.0 - q)) / (servers - a)
 
 
 def lomax_waits(rho: float, samples: int, seed: int) -> np.ndarray:
@@ -87,6 +144,10 @@ def exact_quantiles(cell: Cell, samples: int,
                     seed: int = 12345) -> dict[float, tuple[float, float]]:
     """``{q: (quantile, its standard error)}`` of the stationary wait, without the library."""
     rho = cell.load
+    if cell.servers > 1:
+        if cell.service != "exp":
+            raise ValueError(f"{cell.label}: no oracle for a multi-server non-exponential cell")
+        return {q: (erlang_c_quantile(cell.servers, rho * cell.servers, q), 0.0) for q in QS}
     if cell.service == "exp":
         # P(W > w) = rho exp(-(1 - rho) w): the least w with P(W > w) <= 1 - q
         return {q: (max(0.0, math.log(rho / (1 - q)) / (1 - rho)), 0.0) for q in QS}
@@ -100,14 +161,26 @@ def exact_quantiles(cell: Cell, samples: int,
     return out
 
 
+def not_applicable(cell: Cell, kind: str, q: float, steps: int,
+                   confidence: float) -> dict[str, Any]:
+    """A row for a quantile without an oracle: every measured column empty (NaN)."""
+    nan = math.nan
+    return {"cell": cell.label, "statistic": kind, "q": q, "nominal": confidence, "runs": 0,
+            "steps": steps, "exact": nan, "exact_se": nan, "coverage": nan,
+            "coverage_se": nan, "half_width_mean": nan, "trusted": nan,
+            "mean_wait_trusted": nan}
+
+
 def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float, float]],
              confidence: float = 0.95) -> list[dict[str, Any]]:
     """``seeds`` runs of ``cell``; one row per quantile kind and level."""
     grid = np.linspace(0.0, 3.0 * max(x for x, _ in exact.values()), 1201)
-    system, inp = rc.JSW(1), rc.Poisson(cell.load, cell.law())
-    hits: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in KINDS for q in QS}
-    half: dict[tuple[str, float], list[float]] = {(k, q): [] for k in KINDS for q in QS}
-    trusted: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in KINDS for q in QS}
+    system = rc.JSW(cell.servers)
+    inp = rc.Poisson(cell.load * cell.servers, cell.law())
+    kinds = cell.kinds
+    hits: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in kinds for q in QS}
+    half: dict[tuple[str, float], list[float]] = {(k, q): [] for k in kinds for q in QS}
+    trusted: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in kinds for q in QS}
     mean_trusted = []
     for s in range(seeds):
         with warnings.catch_warnings():
@@ -115,7 +188,7 @@ def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float,
             res = rc.simulate(system, inp, steps, warmup=steps // 10, batches=256, grid=grid,
                               rng=7000 + s)
         mean_trusted.append(bool(res.interval("mean_wait").trusted))
-        for kind in KINDS:
+        for kind in kinds:
             for q in QS:
                 iv = getattr(res, kind)(q, confidence)
                 hits[kind, q].append(bool(iv.covers(exact[q][0])))
@@ -124,6 +197,9 @@ def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float,
     rows = []
     for kind in KINDS:
         for q in QS:
+            if kind not in kinds:
+                rows.append(not_applicable(cell, kind, q, steps, confidence))
+                continue
             h = np.asarray(hits[kind, q], dtype=float)
             c = float(h.mean())
             rows.append({"cell": cell.label, "statistic": kind, "q": q, "nominal": confidence,
@@ -136,12 +212,40 @@ def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float,
     return rows
 
 
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a CSV this script wrote (empty cells as NaN); none when it is absent."""
+    if not path.exists():
+        return []
+    out = []
+    with path.open(newline="") as f:
+        for r in csv.DictReader(f):
+            out.append({k: v if k in TEXT_COLUMNS else int(v) if k in INT_COLUMNS
+                        else float(v) if v != "" else math.nan for k, v in r.items()})
+    return out
+
+
+def merge(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``old``'s rows with those of the cells in ``new`` replaced, in the order of ``CELLS``.
+
+    The rows of a cell not in ``new`` are kept as they are (so new cells are added without
+    rerunning the old ones); cells unknown to ``CELLS`` go last, in their order.
+    """
+    ran = {r["cell"] for r in new}
+    rows = [r for r in old if r["cell"] not in ran] + list(new)
+    order = {c.label: i for i, c in enumerate(CELLS)}
+    return sorted(rows, key=lambda r: order.get(r["cell"], len(order)))  # stable
+
+
 def markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table as Markdown."""
     head = ("| cell | statistic | q | exact | coverage | mean half-width | trusted | "
             "mean_wait trusted |")
     lines = [head, "|" + "---|" * head.count(" |")]
     for r in rows:
+        if r["runs"] == 0:
+            lines.append(f"| {r['cell']} | {r['statistic']} | {r['q']:g} | {NOT_APPLICABLE} "
+                         f"(no closed form) | {NOT_APPLICABLE} | – | – | – |")
+            continue
         ex = f"{r['exact']:.4g}" + (f" ± {r['exact_se']:.1g}" if r["exact_se"] > 0 else "")
         lines.append(f"| {r['cell']} | {r['statistic']} | {r['q']:g} | {ex} | "
                      f"{r['coverage']:.3f} ± {r['coverage_se']:.3f} | "
@@ -151,22 +255,32 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> Rows:
-    """Run the cells, print the table (Markdown) and return it."""
+    """Run the chosen cells, print the table (Markdown) and return it."""
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--seeds", type=int, default=None, help="runs per cell (default 200)")
     ap.add_argument("--steps", type=int, default=None, help="arrivals per run (2**21)")
     ap.add_argument("--oracle-samples", type=int, default=None, help="default 4e6")
-    ap.add_argument("--quick", action="store_true", help="4 seeds, two cells, short runs")
-    ap.add_argument("--csv", action="store_true", help="write results/quantile_coverage.csv")
+    ap.add_argument("--cells", default=None, help="regular expression on the cell labels")
+    ap.add_argument("--quick", action="store_true", help="4 seeds, short runs, writes nothing")
+    ap.add_argument("--csv", action="store_true",
+                    help="write results/quantile_coverage.csv and .md (cells not run are kept)")
     args = ap.parse_args(argv)
+    if args.quick and args.csv:
+        ap.error("--quick writes nothing: drop --csv")
     seeds = args.seeds or (4 if args.quick else 200)
     steps = args.steps or (2**16 if args.quick else 2**21)
     samples = args.oracle_samples or (10**5 if args.quick else 4 * 10**6)
-    cells = (CELLS[0], CELLS[2]) if args.quick else CELLS
-    rows = []
+    pattern = args.cells if args.cells is not None else QUICK_CELLS if args.quick else "."
+    cells = [c for c in CELLS if re.search(pattern, c.label)]
+    if not cells:
+        raise SystemExit(f"no cell matches {pattern!r}; cells: {[c.label for c in CELLS]}")
+    rows: list[dict[str, Any]] = []
     for cell in cells:
-        rows += run_cell(cell, seeds, steps, exact_quantiles(cell, samples))
-        print(markdown(rows[-4:]).splitlines()[-1], flush=True)
+        new = run_cell(cell, seeds, steps, exact_quantiles(cell, samples))
+        rows += new
+        print("\n".join(markdown(new).splitlines()[2:]), flush=True)
+    if args.csv:
+        rows = merge(read_rows(RESULTS / "quantile_coverage.csv"), rows)
     text = markdown(rows)
     print(text)
     if args.csv:
