@@ -91,6 +91,10 @@ class Draws(Protocol):
         """The warm-up and the measured run; returns the measured run's tables."""
         ...
 
+    def more(self, loop: ChunkLoop, tables: Tables, done: int) -> None:
+        """The measured run on from ``done`` arrivals to ``loop.plan.steps``."""
+        ...
+
 
 @dataclass(frozen=True)
 class ChunkLoop:
@@ -153,17 +157,28 @@ class BlockDraws:
                 kernel.block(sig, tau, U, False, tables)
                 loop.advance(c)
             tables = Tables.fixed(plan, kernel.start_measuring())
-            done = 0
-            while not kernel.all_done(done):
-                sig, tau, U = nxt.result()
-                c = sig.shape[1]
-                done += c
-                if not kernel.all_done(done) or plan.time is not None:
-                    nxt = pool.submit(self.draw, loop.next_size(done) or plan.chunk)
-                kernel.block(sig, tau, U, True, tables)
-                loop.advance(c)
-            nxt.cancel()
+            self._measure(loop, tables, 0, pool, nxt)
         return tables
+
+    def more(self, loop: ChunkLoop, tables: Tables, done: int) -> None:
+        """The measured run on from ``done`` arrivals (the streams stand where it stopped)."""
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            self._measure(loop, tables, done, pool, pool.submit(self.draw, loop.next_size(done)))
+
+    def _measure(self, loop: ChunkLoop, tables: Tables, done: int, pool: ThreadPoolExecutor,
+                 nxt: Any) -> None:
+        # the next chunk is drawn while the kernel runs this one; none is drawn past the
+        # steps, so that a run that goes on (RunHandle.extend) finds its streams right there
+        kernel, plan = loop.kernel, loop.plan
+        while not kernel.all_done(done):
+            sig, tau, U = nxt.result()
+            c = sig.shape[1]
+            done += c
+            if not kernel.all_done(done) or plan.time is not None:
+                nxt = pool.submit(self.draw, loop.next_size(done) or plan.chunk)
+            kernel.block(sig, tau, U, True, tables)
+            loop.advance(c)
+        nxt.cancel()
 
 
 @dataclass(frozen=True)
@@ -181,7 +196,12 @@ class KernelDraws:
         kernel.check("at the end of the run", True)
         return tables
 
-    def _phase(self, loop: ChunkLoop, collect: bool, tables: Tables) -> None:
+    def more(self, loop: ChunkLoop, tables: Tables, done: int) -> None:
+        """The measured run on from ``done`` arrivals (each generator stands where it stopped)."""
+        self._phase(loop, True, tables, done)
+        loop.kernel.check("at the end of the run", True)
+
+    def _phase(self, loop: ChunkLoop, collect: bool, tables: Tables, start: int = 0) -> None:
         """Warm-up (or the measured run) of every replication, each in one thread task."""
         plan = loop.plan
         # nothing is drawn outside, so a count of arrivals runs in few calls (each call costs
@@ -189,7 +209,7 @@ class KernelDraws:
         # max_call arrivals, so that an interrupt (Ctrl-C) is honoured between them, unless
         # a progress bar wants the chunks
         chunked = loop.bar is not None or plan.steps is None
-        span = plan.chunk if chunked else min(max(plan.steps or 0, plan.warmup, 1),
+        span = plan.chunk if chunked else min(max((plan.steps or 0) - start, plan.warmup, 1),
                                               plan.max_call)
         warm = loop.warm_sizes(plan.chunk if loop.bar is not None else plan.max_call)
         stop = [False]  # set when the main thread is interrupted: the threads stop too
@@ -203,7 +223,7 @@ class KernelDraws:
                     if r == 0:
                         loop.advance(c)
                 return
-            t0 = 0
+            t0 = start
             while not loop.kernel.replication_done(r, t0):
                 if stop[0]:
                     return
@@ -227,7 +247,8 @@ class KernelDraws:
                 raise
 
 
-def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws) -> Tables:
+def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws, *, tables: Tables | None = None,
+               done: int = 0) -> Tables:
     """Run ``kernel`` through ``plan``'s warm-up and measured run with ``draws``.
 
     Parameters
@@ -238,15 +259,25 @@ def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws) -> Tables:
         The run.
     draws : BlockDraws or KernelDraws
         Where the arrivals come from.
+    tables : Tables, optional
+        Given, the run goes on: no warm-up, the measured run from ``done`` arrivals to
+        ``plan.steps`` into these tables (the kernel's state stands where it stopped).
+    done : int, default 0
+        The arrivals measured so far (with ``tables``).
 
     Returns
     -------
     Tables
         The grid and profile histograms of the measured run.
     """
-    bar = _progress_bar(plan.progress, plan.warmup + (plan.steps or 0))
+    total = plan.warmup + (plan.steps or 0) if tables is None else (plan.steps or 0) - done
+    bar = _progress_bar(plan.progress, total)
     try:
-        return draws.run(ChunkLoop(kernel, plan, bar))
+        loop = ChunkLoop(kernel, plan, bar)
+        if tables is None:
+            return draws.run(loop)
+        draws.more(loop, tables, done)
+        return tables
     finally:
         if bar is not None:
             bar.close()

@@ -6,18 +6,21 @@ and analyses the batch sums it returns (:mod:`recursions.output_analysis`).
 
 Run until precise
 -----------------
-Stage ``k`` runs ``n_k`` arrivals per replication in :data:`BASE_BATCHES` batches, from the
-same seed every time: the stream of each replication does not depend on the run length, so
-stage ``k + 1`` retraces stage ``k``'s path and goes on (the numbers do not depend on the
-chunking or the thread count, as for every run). After each stage the transient is cut by
-MSER (with ``warmup="auto"``), every named statistic gets its interval
-(:func:`~recursions.output_analysis.interval`), and the run stops when every interval is
-trusted (its batch means passed the independence test) and its half-width is within the
-target. Otherwise the next stage is longer: by the factor the half-widths say is needed, with
-a margin of 1.2 (at least :data:`MIN_GROWTH`, at most 16, a whole number of batches), or 2
-while the batch means are still correlated. Retracing costs what the earlier stages cost. A
-budget (``max_steps`` per replication and stage, ``max_seconds`` in all) stops the run early;
-the report then names the intervals that missed the target and the steps they would need.
+Stage ``k`` reports ``n_k`` arrivals per replication in :data:`BASE_BATCHES` batches: the
+numbers of one run of ``n_k`` arrivals from the seed (they do not depend on the chunking or
+the thread count, as for every run). The dense and heap engines *go on* from where stage
+``k - 1`` stopped (:class:`_Continued`: each arrival is simulated once; the run keeps finer
+batches, whole parts of the next stage's, :class:`recursions.workload.RunHandle`); the
+queue-length engines, which cannot go on, retrace the path from the seed
+(:class:`_Retraced`: a stage costs what the stages before it cost again). After each stage
+the transient is cut by MSER (with ``warmup="auto"``), every named statistic gets its
+interval (:func:`~recursions.output_analysis.interval`), and the run stops when every
+interval is trusted (its batch means passed the independence test) and its half-width is
+within the target. Otherwise the next stage is longer: by the factor the half-widths say is
+needed, with a margin of 1.2 (at least :data:`MIN_GROWTH`, at most 16; rounded up to a length
+whose batches nest), or 2 while the batch means are still correlated. A budget (``max_steps``
+per replication, ``max_seconds`` in all) stops the run early; the report then names the
+intervals that missed the target and the steps they would need.
 """
 
 from __future__ import annotations
@@ -79,7 +82,8 @@ class PrecisionReport(Record):
         For each missed statistic, the arrivals per replication a stage would need
         (``None`` while its batch means are still correlated: at least twice the last stage).
     stages : int
-        Runs made (each retraces the previous one and goes on).
+        Stages run (each goes on from the previous one, or retraces it where the engine
+        cannot go on).
     steps : int
         Arrivals per replication of the last stage.
     steps_used : int
@@ -254,34 +258,160 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
                          f"got {base} x {nrep}): the test of independence merges them down to "
                          "16; leave batches= out (256 per replication)")
 
-    caught: list[warnings.WarningMessage] = []
+    caught: dict[tuple[type, str], warnings.WarningMessage] = {}
 
-    def stage(n: int) -> SimulationResult:
-        # the stage's own batch check looks at its 256 short batches, which the analysis
-        # here merges: its warnings are replaced by this module's; others are passed on
+    def quietly(run: Any) -> Any:
+        # a stage's own batch check looks at its 256 short batches, which the analysis
+        # here merges: its warnings are replaced by this module's; others are passed on once
         with warnings.catch_warnings(record=True) as got:
             warnings.simplefilter("always")
-            res = simulate(system, input, n, warmup=fixed_warmup, replications=nrep,
-                           rng=_fresh(ss), w0=w0, batches=min(base, n), **rest)
-        check = res.batch_check.message() if res.batch_check is not None else None
-        caught[:] = [w for w in got if check is None or check not in str(w.message)]
-        return res
+            out = run()
+        check = getattr(out, "batch_check", None)
+        text = check.message() if check is not None else None
+        for w in got:
+            if text is None or text not in str(w.message):
+                caught.setdefault((w.category, str(w.message)), w)
+        return out
 
     def passed_on(res: SimulationResult) -> SimulationResult:
-        for w in caught:
+        for w in caught.values():
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return res
+
+    def once(n: int) -> SimulationResult:
+        return quietly(lambda: simulate(system, input, n, warmup=fixed_warmup,
+                                        replications=nrep, rng=_fresh(ss), w0=w0,
+                                        batches=min(base, n), **rest))
 
     if precision is None:
         if steps is None:
             raise ValueError("steps is required (or precision= to run until precise)")
-        res = stage(check_count(steps, "steps", 1))
+        res = once(check_count(steps, "steps", 1))
         passed_on(res)
         return _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
                        side)
-    out = _until_precise(stage, steps, precision, relative, confidence, statistics, max_steps,
+    first = FIRST_STEPS if steps is None else check_count(steps, "steps", 1)
+    cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
+    stages = (_Retraced(once, base, nrep, fixed_warmup) if min(first, cap) < base else
+              _stages(system, input, once, quietly, base, nrep, fixed_warmup,
+                      dict(rest, w0=w0, rng=_fresh(ss))))
+    out = _until_precise(stages, steps, precision, relative, confidence, statistics, max_steps,
                          max_seconds, auto, nrep, fixed_warmup, base, kind, side)
     return passed_on(out)
+
+
+MICRO = 16
+"""Most kept batches per analysis batch of a stage that goes on (:class:`_Continued`)."""
+
+MICRO_DOUBLES = 2**25
+"""Most numbers the kept batches of a stage that goes on may hold (256 MiB)."""
+
+
+def _stages(system: Any, input: Any, once: Any, quietly: Any, base: int, nrep: int,
+            warmup: int, options: dict[str, Any]) -> _Retraced | _Continued:
+    """How the stages run: going on where the engine can (``continues``), else retraced."""
+    from ._stats import N_STATS
+    from .simulate import planned
+
+    plan, engine = planned(system, input, FIRST_STEPS, warmup=warmup, replications=nrep,
+                           batches=base, **options)
+    if not getattr(engine, "continues", False) or plan.record:
+        return _Retraced(once, base, nrep, warmup)
+    per_batch = N_STATS + 2 * ((33 if plan.grid is None else plan.grid.size) + 1)
+    micro = max(1, min(MICRO, MICRO_DOUBLES // (base * per_batch * nrep)))
+    return _Continued(plan, engine, system, quietly, base, micro)
+
+
+class _Retraced:
+    """Stages that each run anew from the seed (an engine whose runs cannot go on).
+
+    Stage ``k + 1`` retraces stage ``k``'s path and goes on: it costs what the stages before
+    it cost again.
+    """
+
+    def __init__(self, once: Any, base: int, nrep: int, warmup: int) -> None:
+        self.once, self.base, self.nrep, self.warmup = once, base, nrep, warmup
+        self.used = 0  # arrivals simulated in all
+        self.ran = 0  # arrivals per replication the last stage simulated
+
+    def first(self, n: int, cap: int) -> int:
+        """The first stage's length for ``n`` asked."""
+        return min(n, cap)
+
+    def next(self, n: int, target: float, cap: int) -> int:
+        """The next stage's length: ``target`` as a whole number of batches, at most ``cap``."""
+        return min(-(-math.ceil(target) // self.base) * self.base, cap)
+
+    def ahead(self, n: int, nxt: int) -> int:
+        """Arrivals per replication the stage of ``nxt`` simulates after one of ``n``."""
+        return nxt
+
+    def run(self, n: int) -> SimulationResult:
+        """The stage of ``n`` arrivals per replication, in :data:`BASE_BATCHES` batches."""
+        self.used += (n + self.warmup) * self.nrep
+        self.ran = n
+        return self.once(n)
+
+
+class _Continued:
+    """Stages that go on where the last stopped (:class:`recursions.workload.RunHandle`).
+
+    A stage of ``B r g`` arrivals keeps ``B r`` batches of ``g`` arrivals (``B`` those of the
+    analysis, ``r`` at most ``micro``): the analysis groups them ``r`` by ``r``. The next
+    stage, of ``B r' g'`` arrivals with ``g'`` a power-of-two multiple of ``g``, adds its
+    arrivals to batches of which those so far are whole parts
+    (:func:`recursions.workload.rebin`). So a stage reports the numbers of one run of its
+    length (up to the order of the sums) and no arrival is simulated twice; the lengths round
+    the target up by less than ``1 / 8`` once ``r`` passes 8.
+    """
+
+    def __init__(self, plan: Any, engine: Any, system: Any, quietly: Any, base: int,
+                 micro: int) -> None:
+        self.plan, self.engine, self.system, self.quietly = plan, engine, system, quietly
+        self.base, self.micro = base, micro
+        self.handle: Any = None
+        self.g = 1  # arrivals per kept batch
+        self.g_next = 1  # that of the length next() chose
+        self.used = 0
+        self.ran = 0
+
+    def first(self, n: int, cap: int) -> int:
+        """The first stage's length: ``n`` (at most ``cap``) rounded down to ``B r g``."""
+        n = min(n, cap)
+        self.g = self.g_next = max(1, n // (self.base * self.micro))
+        return self.base * self.g * min(self.micro, max(1, n // (self.base * self.g)))
+
+    def next(self, n: int, target: float, cap: int) -> int:
+        """The least ``B r' g'`` from ``target`` on (at most ``cap``; ``n`` when none fits)."""
+        target = min(target, float(cap))
+        g = self.g
+        while math.ceil(target / (self.base * g)) > self.micro:
+            g *= 2
+        r = math.ceil(target / (self.base * g))
+        if self.base * r * g > cap:
+            r = cap // (self.base * g)
+        self.g_next = g
+        return max(self.base * r * g, n)
+
+    def ahead(self, n: int, nxt: int) -> int:
+        """Arrivals per replication the stage of ``nxt`` simulates after one of ``n``."""
+        return nxt - n
+
+    def run(self, n: int) -> SimulationResult:
+        """The stage of ``n`` arrivals per replication: the run so far goes on to ``n``."""
+        self.g = self.g_next
+        nrep = self.plan.replications
+        if self.handle is None:
+            plan = dataclasses.replace(self.plan, steps=n, batches=n // self.g)
+            self.handle = self.quietly(lambda: self.engine.start(self.system, plan))
+            self.used += (n + plan.warmup) * nrep
+            self.ran = n
+        else:
+            done = int(self.handle.plan.steps)
+            self.quietly(lambda: self.handle.extend(n, n // self.g))
+            self.used += (n - done) * nrep
+            self.ran = n - done
+        return self.quietly(lambda: self.handle.result(batches=self.base))
 
 
 def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence: float,
@@ -329,7 +459,8 @@ def _plain_half_width(iv: Interval) -> float:
     return NormalDist().inv_cdf(0.5 + iv.confidence / 2.0) * iv.se
 
 
-def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool,
+def _until_precise(stages: _Retraced | _Continued, steps: int | None, precision: Any,
+                   relative: bool,
                    confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, auto: bool, nrep: int,
                    fixed_warmup: int, base: int, kind: str, side: int) -> SimulationResult:
@@ -339,17 +470,16 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
     cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
     if max_seconds is not None and not (float(max_seconds) > 0):
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
-    n = min(n, cap)
-    t0, used, stages = time.perf_counter(), 0, 0
+    n = stages.first(n, cap)
+    t0, count = time.perf_counter(), 0
     # name -> (se, observations) of the last stage, guarded itself: a running maximum of the
     # stages' standard errors scaled to the current length
     prev: dict[str, tuple[float, float]] = {}
     while True:
         t1 = time.perf_counter()
-        res = stage(n)
-        spent = time.perf_counter() - t1
-        stages += 1
-        used += (n + fixed_warmup) * nrep
+        res = stages.run(n)
+        spent = (time.perf_counter() - t1) / max(1, stages.ran)  # per arrival
+        count += 1
         targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
         names = list(targets)
         kept, _, steady = _kept(res, names, auto, side)
@@ -364,19 +494,18 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
             stopped = "precision"
             break
         zero = [k for k in short if relative and ivs[k].value == 0.0]
-        if zero and stages >= 3:  # nothing seen in three stages: a relative target is moot
+        if zero and count >= 3:  # nothing seen in three stages: a relative target is moot
             stopped = "zero"
             break
         grow = [(_plain_half_width(ivs[k]) / tol[k]) ** 2 * 1.2 for k in short
                 if steady and ivs[k].trusted and tol[k] > 0]
         factor = 2.0 if len(grow) < len(short) else min(16.0, max(MIN_GROWTH, max(grow)))
-        nxt = -(-math.ceil(n * factor) // base) * base  # a whole number of batches
-        if n >= cap:
+        nxt = stages.next(n, n * factor, cap)  # at most cap: the last stage it allows
+        if nxt <= n:
             stopped = "max_steps"
             break
-        nxt = min(nxt, cap)  # the last stage the budget allows, not none
         # the first stage's time includes compiling the kernels: no guide to the next one's
-        ahead = spent * nxt / n if stages >= 2 else 0.0
+        ahead = spent * stages.ahead(n, nxt) if count >= 2 else 0.0
         if max_seconds is not None and (time.perf_counter() - t0 + ahead) > float(max_seconds):
             stopped = "max_seconds"
             break
@@ -385,7 +514,7 @@ def _until_precise(stage: Any, steps: int | None, precision: Any, relative: bool
                   if steady and ivs[k].trusted and tol[k] > 0 else None) for k in short}
     report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
                              reached=not short, intervals=ivs, missed=tuple(short),
-                             needed=needed, stages=stages, steps=n, steps_used=used,
+                             needed=needed, stages=count, steps=n, steps_used=stages.used,
                              stopped_by=stopped)
     out = _finish(res, names, auto, confidence, min(base, n), kind, side)
     final: dict[str, Any] = {  # the estimates of the intervals the run stopped on

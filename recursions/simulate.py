@@ -8,9 +8,9 @@ import numpy as np
 
 from ._rng import RngLike
 from .codes import LawCode
-from .engines import choose
+from .engines import Engine, choose
 from .inputs import Input, Renewal, is_renewal
-from .plan import DEFAULT_CHUNK, KernelLaws, Simulable, make_plan
+from .plan import DEFAULT_CHUNK, KernelLaws, RunPlan, Simulable, make_plan
 from .result import SimulationResult
 
 # the engines register on import (recursions.engines); the names stay importable from here
@@ -119,10 +119,12 @@ def simulate(
     precision : float or dict of str to float, optional
         Run until precise (:mod:`recursions.precision`): the half-width wanted for each
         statistic (a float for all of ``statistics``, or ``{name: half-width}``), relative to
-        its value unless ``relative=False``. Stages of growing length retrace the same path
-        until every interval is trusted and within its target, or a budget is spent; the
-        result's ``precision`` says what was reached, and a warning names what was not.
-        ``steps`` is then the first stage's length (default ``2**14``).
+        its value unless ``relative=False``. The run goes on in stages of growing length
+        (the dense and heap engines go on from where a stage stopped; the queue-length
+        engines retrace the same path) until every interval is trusted and within its
+        target, or a budget is spent; the result's ``precision`` says what was reached, and a
+        warning names what was not. ``steps`` is then the first stage's length (default
+        ``2**14``; rounded down to a multiple of 256 on the engines that go on).
     relative : bool, default True
         Whether ``precision`` is a relative half-width.
     confidence : float, default 0.95
@@ -188,12 +190,42 @@ def simulate(
                               batches=batches, time_=time, record=record, grid=grid,
                               profile_every=profile_every, progress=progress, chunk=chunk,
                               engine=engine, reference=reference)
-    plan = make_plan(system, input, steps, time=time, warmup=warmup,
-                     replications=replications, batches=batches, chunk=chunk, engine=engine,
-                     grid=grid, profile_every=profile_every, laws=_drawn_laws, rng=rng,
-                     record=record, w0=w0, progress=progress, reference=reference,
-                     max_call=MAX_CALL)
-    return choose(system, plan).run(system, plan)
+    plan, chosen = planned(system, input, steps, time=time, warmup=warmup,
+                           replications=replications, batches=batches, chunk=chunk,
+                           engine=engine, grid=grid, profile_every=profile_every, rng=rng,
+                           record=record, w0=w0, progress=progress, reference=reference)
+    return chosen.run(system, plan)
+
+
+def planned(system: Simulable, input: Input, steps: int | None, **options: Any
+            ) -> tuple[RunPlan, Engine]:
+    """:func:`simulate`'s plan of a plain run and the engine that runs it.
+
+    ``simulate(system, input, steps, **options)`` is ``engine.run(system, plan)``; the
+    precision mode (:mod:`recursions.precision`) starts an engine's run itself, so that it can
+    go on (:meth:`recursions.workload.RunHandle.extend`).
+
+    Parameters
+    ----------
+    system, input, steps
+        As for :func:`simulate`.
+    **options
+        :func:`simulate`'s plain keywords (``time``, ``warmup``, ``replications``, ``rng``,
+        ``batches``, ...; not those of its modes).
+
+    Returns
+    -------
+    tuple of (RunPlan, Engine)
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> plan, engine = planned(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000)
+    >>> plan.steps, engine.name
+    (1000, 'dense')
+    """
+    plan = make_plan(system, input, steps, laws=_drawn_laws, max_call=MAX_CALL, **options)
+    return plan, choose(system, plan)
 
 
 # laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``

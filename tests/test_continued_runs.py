@@ -1,0 +1,125 @@
+"""A run that goes on (``RunHandle.extend``) reports the numbers of one run of its length.
+
+The precision mode (``simulate(precision=...)``) lets the dense and heap engines go on from one
+stage to the next instead of retracing the stages before (issue 26's cost target). Going on
+must change nothing but the order of the sums: the same arrivals, in the same batches, from the
+same streams. The oracle here is a plain ``simulate`` of the final length from the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import recursions as rc
+import recursions.precision as modes
+from recursions.simulate import planned
+from recursions.workload import rebin
+
+D = rc.dists
+
+CASES = [  # (system, input, replications): which engine and which draws
+    (rc.JSW(3), rc.Poisson(2.7, D.Exponential(1.0)), 2),  # dense, drawn in the kernel
+    (rc.JSW(3), rc.Poisson(2.4, D.Erlang(2, rate=2.0)), 1),  # dense, drawn in blocks
+    (rc.Map(rc.maps.least_of_d, servers=4, uniforms=1, params=[2.0], monotone=True),
+     rc.Poisson(3.0, D.Exponential(1.0)), 1),  # a user's map
+    (rc.JSW(40), rc.Poisson(36.0, D.Exponential(1.0)), 2),  # heap, drawn in the kernel
+    (rc.JIQ(50), rc.Poisson(40.0, D.Erlang(2, rate=2.0)), 1),  # heap, drawn in blocks
+]
+
+STATS = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy")
+
+
+@pytest.mark.parametrize(("system", "inp", "nrep"), CASES, ids=lambda x: repr(x)[:30])
+def test_a_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep):
+    # 3 stages: 4096 arrivals in 1024 batches of 4, 12288 in 768 of 16, 24576 in 768 of 32
+    plan, engine = planned(system, inp, 4096, warmup=300, replications=nrep, batches=1024,
+                           rng=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        run = engine.start(system, plan)
+        run.extend(12288, 768)
+        run.extend(24576, 768)
+        went_on = run.result(batches=256)
+        one = rc.simulate(system, inp, 24576, warmup=300, replications=nrep, batches=256,
+                          rng=3, engine=engine.name)
+    assert went_on.engine == one.engine == engine.name
+    assert went_on.steps == one.steps and went_on.warmup == one.warmup
+    np.testing.assert_array_equal(went_on.final_state, one.final_state)
+    for name in STATS:
+        a, b = getattr(went_on, name), getattr(one, name)
+        assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-15), name
+        assert a.se == pytest.approx(b.se, rel=1e-9, abs=1e-15), name
+    for name, (num, den) in (one._sums or {}).items():
+        num2, den2 = (went_on._sums or {})[name]
+        np.testing.assert_allclose(num2, num, rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(den2, den, rtol=1e-12, atol=1e-12, err_msg=name)
+    # the histograms count arrivals and snapshots: exactly the same counts
+    np.testing.assert_array_equal(went_on.profile(one.grid).value, one.profile(one.grid).value)
+
+
+def test_rebin_groups_whole_batches_and_refuses_a_straddling_one():
+    plan, _ = planned(rc.JSW(1), rc.Poisson(0.5, D.Exponential(1.0)), 10, batches=5)
+    a = np.arange(10.0).reshape(1, 5, 2)
+    # 10 arrivals in 5 batches of 2 go into 20 arrivals in 5 batches of 4: batches 0-1, 2-3, 4
+    out = rebin(a, plan, replace(plan, steps=20, batches=5))
+    np.testing.assert_array_equal(out[0, :3], [[2.0, 4.0], [10.0, 12.0], [8.0, 9.0]])
+    assert out[0, 3:].sum() == 0 and out.sum() == a.sum()
+    with pytest.raises(ValueError, match="do not nest"):
+        rebin(a, plan, replace(plan, steps=15, batches=5))  # batches of 3 cut those of 2
+
+
+def test_precision_mode_goes_on_instead_of_retracing():
+    system, inp = rc.JSW(1), rc.Poisson(0.9, D.Exponential(1.0))
+    res = rc.simulate(system, inp, precision=0.1, rng=3)
+    rep = res.precision
+    assert rep.reached and rep.stages >= 2
+    assert rep.steps_used == rep.steps  # every arrival simulated once (no warm-up asked)
+    # the last stage is one run of its length from the same seed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        one = rc.simulate(system, inp, rep.steps, batches=modes.BASE_BATCHES, rng=3)
+    for name in ("p_wait", "mean_wait"):
+        num, den = one._sums[name]
+        np.testing.assert_allclose(res._sums[name][0], num, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(res._sums[name][1], den, rtol=1e-12, atol=1e-12)
+
+
+def test_an_engine_that_cannot_go_on_retraces_its_stages():
+    res = rc.simulate(rc.zerowait.JSQ(4), rc.Poisson(3.0, D.Exponential(1.0)), precision=0.05,
+                      statistics=["mean_wait"], rng=1)
+    rep = res.precision
+    assert rep.reached and rep.stages >= 2 and rep.steps_used > rep.steps
+
+
+@pytest.mark.parametrize("micro", [16, 5, 1])
+def test_stage_lengths_nest_round_up_little_and_keep_the_cap(micro):
+    base = modes.BASE_BATCHES
+    stages = modes._Continued(None, None, None, None, base, micro)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        cap = int(rng.integers(base, 10**9))
+        n = stages.first(int(rng.integers(base, 10**6)), cap)
+        g = stages.g
+        assert n % (base * g) == 0 and base * g <= n <= base * g * micro and n <= cap
+        for _ in range(6):
+            target = n * float(rng.uniform(1.25, 16.0))
+            nxt = stages.next(n, target, cap)
+            g2 = stages.g_next
+            ratio = g2 // g
+            assert g2 % g == 0 and ratio & (ratio - 1) == 0  # a power-of-two multiple
+            if nxt == n:  # nothing longer fits under the cap
+                assert cap - n < base * g2
+                break
+            assert nxt % (base * g2) == 0 and nxt // (base * g2) <= micro and nxt <= cap
+            if target <= cap:
+                assert nxt >= target or cap - nxt < base * g2  # short of it only at the cap
+                if g2 > g and micro >= 8:
+                    assert nxt < target * (1 + 2 / micro) + 1
+            stages.g = g2
+            n, g = nxt, g2
+            assert math.isfinite(n)
