@@ -34,7 +34,11 @@ fixed run length that reaches the half-width *asked for*, ``max_X (z sigma_X / (
 with ``p`` the relative precision and ``x_X`` the exact value, and ``target_ratio =
 steps_mean / oracle_target_steps`` (the run-until-precise procedure overshoots the target,
 so its intervals are narrower than asked: ``steps_ratio`` compares like with like,
-``target_ratio`` with what a user who knew ``sigma`` would have run).
+``target_ratio`` with what a user who knew ``sigma`` would have run). The pilot's ``sigma_X``
+rests on 32 batch means of one run, least sure in heavy traffic; ``oracle_steps_runs`` and
+``steps_ratio_runs`` take it instead from the cell's own runs and the exact value,
+``sigma_runs_X^2 = mean_i n_i (x_i - x_X)^2`` (``n_i`` the arrivals run ``i``'s estimate
+``x_i`` rests on: ``observed``), 200 independent estimates of the same asymptotic variance.
 
 Run: ``python benchmarks/coverage.py [--quick] [--seeds N] [--cells REGEX]
 [--mode precision|fixed] [--precision 0.1] [--out DIR] [--workers K]``. The table goes to
@@ -248,17 +252,20 @@ def run_one(seed: int, rng: Any, *, model: str, S: int, load: float, mode: str,
             used, reached = (steps + warmup) * res.replications, True
     warned = (any(issubclass(w.category, rc.SimulationWarning) for w in caught)
               or bool(getattr(res, "warned", False)))
-    row: dict[str, Any] = {"steps_used": used, "reached": reached, "warned": warned}
+    row: dict[str, Any] = {"steps_used": used, "reached": reached, "warned": warned,
+                           "observed": int(res.steps) * int(res.replications)}
     for k, x in zip(STATS, exact, strict=True):
         if hasattr(res, "interval"):
             iv = (res.interval(k) if mode == "precision"
                   else res.interval(k, confidence=confidence))
             lo, hi = float(iv.lower), float(iv.upper)
             row[f"{k}_trusted"] = bool(getattr(iv, "trusted", True))
+            row[f"{k}_value"] = float(iv.value)
         else:  # before the precision mode: a normal interval from the Estimate
             est = getattr(res, k)
             lo, hi = float(est.value - z * est.se), float(est.value + z * est.se)
             row[f"{k}_trusted"] = True
+            row[f"{k}_value"] = float(est.value)
         row[f"{k}_lower"], row[f"{k}_upper"] = lo, hi
         row[f"{k}_covered"] = bool(lo <= x <= hi)   # False when the interval is nan
     return row
@@ -308,7 +315,9 @@ def run_cell(cell: Cell, mode: str, seeds: int, *, ref: dict[str, dict],
         return row
     warned = np.asarray(table["warned"])[ok].astype(bool)
     used = np.asarray(table["steps_used"], dtype=float)[ok]
-    needs, asked = [], []
+    needs, asked, needs_runs = [], [], []
+    observed = (np.asarray(table["observed"], dtype=float)[ok] if "observed" in table
+                else None)
     for k in STATS:
         hits = np.asarray(table[f"{k}_covered"])[ok].astype(bool)
         row[f"cov_{k}"], row[f"cov_{k}_se"] = _binom(hits)
@@ -319,6 +328,12 @@ def run_cell(cell: Cell, mode: str, seeds: int, *, ref: dict[str, dict],
         row[f"half_width_{k}"] = h
         if h > 0:
             needs.append((z * float(ref[k]["sigma_asym"]) / h) ** 2)
+            if observed is not None and f"{k}_value" in table:
+                # the asymptotic variance from the runs' own errors: n_i (x_i - x)^2
+                err = np.asarray(table[f"{k}_value"], dtype=float)[ok] - float(ref[k]["value"])
+                var = float(np.nanmean(observed * err**2))
+                row[f"sigma_runs_{k}"] = math.sqrt(var)
+                needs_runs.append(z**2 * var / h**2)
         target = precision * abs(float(ref[k]["value"]))
         if mode == "precision" and target > 0:
             asked.append((z * float(ref[k]["sigma_asym"]) / target) ** 2)
@@ -335,6 +350,9 @@ def run_cell(cell: Cell, mode: str, seeds: int, *, ref: dict[str, dict],
     row["steps_ratio"] = row["steps_mean"] / n_steps if n_steps > 0 else math.nan
     row["oracle_target_steps"] = n_asked
     row["target_ratio"] = row["steps_mean"] / n_asked if n_asked > 0 else math.nan
+    n_runs = max(needs_runs) if needs_runs else math.nan
+    row["oracle_steps_runs"] = n_runs
+    row["steps_ratio_runs"] = row["steps_mean"] / n_runs if n_runs > 0 else math.nan
     return row
 
 
@@ -349,7 +367,7 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
     """The table as Markdown: coverage +- se per statistic, steps, warnings, oracle steps."""
     head = ("| cell | nominal | p_wait | mean_wait | mean_workload | steps mean | steps p95 | "
             "warned | unwarned: p_wait, mean_wait, mean_workload | oracle steps | ratio | "
-            "ratio to target |")
+            "ratio to target | ratio, runs' sigma |")
     lines = [head, "|" + "---|" * head.count(" |")]
     for r in rows:
         cov = [f"{_f(r.get(f'cov_{k}'), '.3f')} ± {_f(r.get(f'cov_{k}_se'), '.3f')}"
@@ -359,7 +377,8 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
             f"| {r['cell']} | {r['nominal']:g} | {' | '.join(cov)} | "
             f"{_f(r.get('steps_mean'), '.3g')} | {_f(r.get('steps_p95'), '.3g')} | "
             f"{_f(r.get('warned'), '.3f')} | {unw} | {_f(r.get('oracle_steps'), '.3g')} | "
-            f"{_f(r.get('steps_ratio'), '.2f')} | {_f(r.get('target_ratio'), '.2f')} |")
+            f"{_f(r.get('steps_ratio'), '.2f')} | {_f(r.get('target_ratio'), '.2f')} | "
+            f"{_f(r.get('steps_ratio_runs'), '.2f')} |")
     return "\n".join(lines)
 
 

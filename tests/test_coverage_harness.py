@@ -60,6 +60,13 @@ def test_quick_fixed_table(cov, tmp_path):
         assert r["steps_mean"] == r["steps_p95"] == 22_000   # 20 000 steps + 2 000 warm-up
         assert 0 <= r["warned"] <= 1 and r["oracle_steps"] > 0
         assert r["steps_ratio"] == pytest.approx(r["steps_mean"] / r["oracle_steps"])
+        # the runs' own asymptotic spread: a fixed run of 20 000 arrivals, its error squared
+        for k in cov.STATS:
+            assert r[f"sigma_runs_{k}"] > 0
+        assert r["oracle_steps_runs"] == pytest.approx(max(
+            (1.959963984540054 * r[f"sigma_runs_{k}"] / r[f"half_width_{k}"]) ** 2
+            for k in cov.STATS))
+        assert r["steps_ratio_runs"] == pytest.approx(r["steps_mean"] / r["oracle_steps_runs"])
     # the exact values are the oracles'
     assert rows[0]["exact_p_wait"] == pytest.approx(0.8, rel=1e-12)
     assert rows[0]["exact_mean_workload"] == pytest.approx(4.0, rel=1e-12)
