@@ -22,7 +22,8 @@ the absolute numbers.
 
 A second table runs both floors and ``simulate`` at 2 to 64 servers: where the branch-free
 pass beats the insertion loop; a third runs ``simulate`` itself on its one-pass and its
-insertion copy, which sets the range where ``simulate`` uses the pass.
+insertion copy in interleaved rounds timed by CPU time (min, median and max of the ratio),
+which sets the range where ``simulate`` uses the pass.
 
 A fourth measures the user's door: ``rc.Map(rc.maps.jsw, servers=S)`` (the built-in JSW
 kernel as a user map, on drivers compiled for it) and ``own_jsw``, the same map written
@@ -31,7 +32,8 @@ alternating runs of the same process (target: at least 0.7x), checks that their 
 are bit-identical, and times the Map's first call in a fresh process with an empty
 ``QUEUE_RECURSIONS_CACHE`` (compiling its drivers) and with the warm cache.
 
-Run: ``python benchmarks/kw_throughput.py [--quick]``.
+Run: ``python benchmarks/kw_throughput.py [--quick] [--csv]``; with ``--pass-range`` only the
+third table.
 """
 
 from __future__ import annotations
@@ -375,7 +377,7 @@ def main(quick: bool = False) -> tuple[Rows, Rows, Rows, Rows]:
                      "x_branch_free": ours / bfree, "x_bare": ours / bare,
                      "floor_same_numbers": bool(same)})
     return (finish(rows, ("servers",), "kw_throughput"), pass_sweep_rows(n_fast, grid),
-            pass_range_rows(n_fast), user_map_rows(n_fast))
+            pass_range_rows(2 * n_fast, rounds=5 if quick else 9), user_map_rows(n_fast))
 
 
 def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
@@ -415,40 +417,60 @@ def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
     return finish(rows, ("servers",), "kw_pass_sweep")
 
 
-def pass_range_rows(n: int) -> Rows:
+PASS_RANGE_SERVERS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 40, 48, 64)
+"""The server counts of the one-pass against insertion table (:func:`pass_range_rows`)."""
+
+
+def pass_range_rows(n: int, rounds: int = 9,
+                    servers: tuple[int, ...] = PASS_RANGE_SERVERS) -> Rows:
     """Inside ``simulate``: the one-pass copy of JSW's drawing drivers against the insertion copy.
 
-    The same run on both copies (``recursions.drivers.ONE_PASS_SERVERS`` set above and below
-    the server count; the numbers are checked equal), alternating, best of three: the
-    measurement behind the range of ``uses_one_pass``.
+    For each server count (M/M/S at load 0.9) the same run of ``n`` arrivals on both copies
+    (``recursions.drivers.ONE_PASS_SERVERS`` set to the largest count, or to 1), first once
+    each to compile or load them and to check that the numbers are equal bit for bit, then in
+    ``rounds`` rounds, the two copies in alternating order (ABBA), each timed by the CPU time
+    of the process with numba held to one thread (one replication). Each round gives the
+    ratio one-pass / insertion throughput; the row holds its minimum, median and maximum.
+    This is the measurement behind the range of ``recursions.drivers.uses_one_pass``; the
+    table and the choice are in ``docs/benchmarks.md`` (section "The one-pass range").
     """
     from recursions import drivers
 
     print(f"\none-pass copy against the insertion copy inside simulate (JSW; the range is 2 to "
-          f"{drivers.ONE_PASS_SERVERS})")
-    print(f"{'S':>4} {'one-pass/s':>11} {'insertion/s':>11} {'ratio':>6} {'same':>5}")
-    keep = drivers.ONE_PASS_SERVERS
+          f"{drivers.ONE_PASS_SERVERS}), {n} arrivals, {rounds} rounds, CPU time, one thread")
+    print(f"{'S':>4} {'one-pass/s':>11} {'insertion/s':>11} {'min':>6} {'median':>6} "
+          f"{'max':>6} {'same':>5}")
+    keep, threads = drivers.ONE_PASS_SERVERS, numba.get_num_threads()
+    top = max(servers)
     rows = []
+    numba.set_num_threads(1)
     try:
-        for s in (8, 16, 20, 24, 32, 40, 48, 64):
+        for s in servers:
             inp = rc.Poisson(0.9 * s, rc.dists.Exponential(1.0))
 
-            def run(limit, s=s, inp=inp):
-                drivers.ONE_PASS_SERVERS = limit
-                return rc.simulate(rc.JSW(s), inp, steps=n, rng=1, engine="dense")
+            def run(one, s=s, inp=inp):
+                drivers.ONE_PASS_SERVERS = top if one else 1
+                return rc.simulate(rc.JSW(s), inp, steps=n, rng=1, engine="dense",
+                                   replications=1)
 
-            same = bit_identical(run(s), run(1))
-            best = {s: 0.0, 1: 0.0}
-            for _ in range(3):
-                for limit in best:
-                    best[limit] = max(best[limit], best_rate(lambda m=limit: run(m), n, 1))
-            one, ins = best[s], best[1]
-            print(f"{s:>4} {one:>11.3e} {ins:>11.3e} {one / ins:>6.2f} "
+            same = bit_identical(run(True), run(False))  # also the warm-up of both copies
+            rates: dict[bool, list[float]] = {True: [], False: []}
+            for r in range(rounds):
+                for one in ((True, False) if r % 2 == 0 else (False, True)):
+                    t = time.process_time()
+                    run(one)
+                    rates[one].append(n / (time.process_time() - t))
+            ratio = np.array(rates[True]) / np.array(rates[False])
+            one, ins = float(np.median(rates[True])), float(np.median(rates[False]))
+            lo, mid, hi = (float(v) for v in np.quantile(ratio, (0.0, 0.5, 1.0)))
+            print(f"{s:>4} {one:>11.3e} {ins:>11.3e} {lo:>6.3f} {mid:>6.3f} {hi:>6.3f} "
                   f"{'yes' if same else 'NO':>5}", flush=True)
-            rows.append({"servers": s, "one_pass_per_s": one, "insertion_per_s": ins,
-                         "ratio": one / ins, "same_numbers": same})
+            rows.append({"servers": s, "rounds": rounds, "steps": n,
+                         "one_pass_per_s": one, "insertion_per_s": ins, "ratio_min": lo,
+                         "ratio_median": mid, "ratio_max": hi, "same_numbers": same})
     finally:
         drivers.ONE_PASS_SERVERS = keep
+        numba.set_num_threads(threads)
     return finish(rows, ("servers",), "kw_pass_range")
 
 
@@ -538,4 +560,8 @@ def user_map_rows(n: int, repeat: int = 3) -> Rows:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--pass-range" in sys.argv:  # the third table alone
+        pass_range_rows(800_000 if "--quick" in sys.argv else 4_000_000,
+                        rounds=5 if "--quick" in sys.argv else 9)
+    else:
+        main(quick="--quick" in sys.argv)

@@ -203,14 +203,20 @@ def uses_one_pass(step: Any, servers: int) -> bool:
     insertion loop; beyond, reading every coordinate twice costs more than the mispredicted
     exit. It is a compile-time constant of its own copy of the drivers, since a choice at run
     time inside the loop slowed the whole loop. Measured in ``docs/benchmarks.md``: the range
-    in the ``benchmarks/kw_throughput.py`` item (table ``kw_pass_range``), the run-time
-    choice in section :ref:`Compile-time choices in the drawing drivers <bench-drivers>`.
+    in section :ref:`The one-pass range <bench-pass-range>` (table ``kw_pass_range``), the
+    run-time choice in section :ref:`Compile-time choices in the drawing drivers
+    <bench-drivers>`.
     """
     return _rank_of(step) is not None and 1 < servers <= ONE_PASS_SERVERS
 
 
 ONE_PASS_SERVERS = 32
-"""The most servers at which the drawing drivers of a ranked kernel join in one pass."""
+"""The most servers at which the drawing drivers of a ranked kernel join in one pass.
+
+Set from the table of ``docs/benchmarks.md``, section :ref:`The one-pass range
+<bench-pass-range>` (``pass_range_rows`` of ``benchmarks/kw_throughput.py``); mirrored by
+``ONE_PASS_MAX`` in :mod:`recursions._engine`, which the drivers bind to it.
+"""
 
 
 def _load(step: Any, source: str, key: str | None, jit: Any,
