@@ -282,6 +282,33 @@ def _binom(hits: np.ndarray) -> tuple[float, float]:
     return c, math.sqrt(c * (1 - c) / n)
 
 
+SEED_BLOCK = 200
+"""Seeds per sweep (and checkpoint file): more seeds add blocks, keeping the first ones."""
+
+
+def _seeds_in_blocks(func: Any, seeds: int, root: int, workers: int | None,
+                     checkpoint: Path | None) -> dict[str, list[Any]]:
+    """``func`` over seeds ``0 .. seeds - 1``, a sweep per :data:`SEED_BLOCK` of them.
+
+    Seed ``k`` gets child ``k`` of ``SeedSequence(root)`` whatever the blocks (block ``b``
+    spawns from child ``b * SEED_BLOCK`` on), so adding seeds to a cell reruns none: the first
+    block keeps its checkpoint file, block ``b`` writes ``NAME_b<b>.ckpt`` beside it.
+    """
+    columns: dict[str, list[Any]] = {}
+    for b, first in enumerate(range(0, seeds, SEED_BLOCK)):
+        n = min(SEED_BLOCK, seeds - first)
+        ck = checkpoint
+        if ck is not None and b > 0:
+            ck = ck.with_name(f"{ck.stem}_b{b}{ck.suffix}")
+        rng = np.random.SeedSequence(root, n_children_spawned=first)
+        table = ly.sweep(func, {"seed": list(range(first, first + n))}, progress=False,
+                         rng=rng, max_workers=workers, checkpoint=ck)
+        names = list(table)
+        for k in names:
+            columns.setdefault(k, []).extend(list(table[k]))
+    return columns
+
+
 def run_cell(cell: Cell, mode: str, seeds: int, *, ref: dict[str, dict],
              confidence: float = 0.95, precision: float = 0.1, max_steps: int = 10**8,
              steps: int = 10**5, warmup: int = 10**4, workers: int | None = None,
@@ -297,9 +324,8 @@ def run_cell(cell: Cell, mode: str, seeds: int, *, ref: dict[str, dict],
                              max_steps=max_steps, steps=steps, warmup=warmup)
     if checkpoint is not None:
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
-    table = ly.sweep(func, {"seed": list(range(seeds))}, progress=False,
-                     rng=zlib.crc32(f"{cell.label} {mode}".encode()), max_workers=workers,
-                     checkpoint=checkpoint)
+    table = _seeds_in_blocks(func, seeds, zlib.crc32(f"{cell.label} {mode}".encode()),
+                             workers, checkpoint)
     ok = np.array([e is None for e in table["error"]], dtype=bool)
     errors = [e for e in table["error"] if e is not None]
     if errors:
