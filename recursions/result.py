@@ -12,7 +12,38 @@ from . import diagnostics as dg
 from .estimate import Estimate, ratio_estimate
 from .tables import Record
 
-__all__ = ["SimulationResult"]
+__all__ = ["SimulationResult", "merge_batches"]
+
+
+def merge_batches(a: np.ndarray, merge: int) -> np.ndarray:
+    """Batch sums ``a`` (replications, batches, ...) with each ``merge`` consecutive batches added.
+
+    The default batches of a fixed-budget run (:func:`recursions.plan.default_batches`) merged
+    into the 32 behind its estimates.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Batch sums, shape ``(replications, batches, ...)``, ``batches`` a multiple of
+        ``merge``.
+    merge : int
+        Consecutive batches added into one.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(replications, batches // merge, ...)``; ``a`` itself when ``merge`` is 1.
+
+    Examples
+    --------
+    >>> merge_batches(np.arange(8.0).reshape(1, 4, 2), 2)
+    array([[[ 2.,  4.],
+            [10., 12.]]])
+    """
+    if merge == 1:
+        return a
+    shape = np.shape(a)
+    return np.asarray(a).reshape(shape[0], shape[1] // merge, merge, *shape[2:]).sum(axis=2)
 
 
 @dataclass(frozen=True)
@@ -124,6 +155,9 @@ class SimulationResult(Record):
     _den: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fden: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _merge: int = field(default=1, repr=False, compare=False)
+    """Batches of ``_prof``/``_den``/``_fprof``/``_fden`` merged into each batch of the
+    profile's estimates (the default batches, :func:`recursions.plan.default_batches`)."""
 
     def interval(self, statistic: str, confidence: float = 0.95) -> Any:
         """A confidence interval for ``statistic`` that says whether it can be trusted.
@@ -182,7 +216,11 @@ class SimulationResult(Record):
 
     @property
     def effective_batches(self) -> dict[str, int]:
-        """Independent batch means each statistic's 95% interval rests on (0: none found).
+        """The effective number of independent batches behind each statistic's 95% interval.
+
+        The pooled batch means (over all replications) that passed the test of independence
+        of :meth:`interval`, 0 when none did (the interval is then not trusted; it needs
+        :data:`~recursions.output_analysis.MIN_BATCHES`, 16).
 
         Examples
         --------
@@ -377,6 +415,8 @@ class SimulationResult(Record):
                          f"(warm-up {self.warmup:,})"),
             *[(n, getattr(self, n)) for n in names],
             ("batch check", None if check is None else (check.message() or "nothing flagged")),
+            ("effective batches", ", ".join(f"{k} {v}" for k, v in self.effective_batches.items())
+             or None),
         ])
 
     def _on_grid(self, w: Any, counts: np.ndarray | None, den_batches: np.ndarray | None,
@@ -405,8 +445,9 @@ class SimulationResult(Record):
                 a = (x - g[j]) / (g[j + 1] - g[j])
                 m[i, j] = 1.0 - a
                 m[i, j + 1] = a
+        counts = merge_batches(counts, self._merge)
         num = counts.reshape(-1, g.size) @ m.T
-        den = den_batches.ravel()
+        den = merge_batches(den_batches, self._merge).ravel()
         ests = [ratio_estimate(num[:, i], den) for i in range(flat.size)]
         if w.ndim == 0:  # a level in, numbers out
             return Estimate(float(ests[0].value), float(ests[0].se))

@@ -97,8 +97,12 @@ def simulate(
         Sorted workload levels for :meth:`SimulationResult.profile`. Default: 33 levels from 0
         to ``max(4 E[sigma], largest workload after warm-up)``.
     batches : int, optional
-        Batches per replication for the standard errors (default ``min(32, steps)``, 32 in
-        time mode). With a single batch in all, standard errors are ``nan``.
+        Batches per replication, used as given. Default: 256 for one replication, 128 for
+        two, 64 for three or four, 32 from five on (at most ``steps``;
+        :func:`recursions.plan.default_batches`), merged into 32 for the estimates and their
+        standard errors, which are exactly those of ``batches=32`` (up to the order of sums
+        of times); :meth:`SimulationResult.interval` and ``effective_batches`` use them all.
+        With a single batch in all, standard errors are ``nan``.
     profile_every : int, optional
         Accumulate the profile (and, in the heap engine, the busy fraction and workload) at
         every ``profile_every``-th measured arrival (default ``S``, so the cost per arrival does

@@ -17,7 +17,7 @@ from . import diagnostics as dg
 from .chunks import Tables
 from .estimate import Estimate, ratio_estimate
 from .plan import RunPlan
-from .result import SimulationResult
+from .result import SimulationResult, merge_batches
 
 __all__ = ["workload_result"]
 
@@ -36,7 +36,9 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     engine : {"dense", "heap"}
         The engine that ran it.
     acc : numpy.ndarray
-        The batch sums, shape ``(replications, batches, N_STATS)``.
+        The batch sums, shape ``(replications, batches, N_STATS)``: with the default batches,
+        ``plan.merge`` of them make each batch of the estimates and the batch checks (exactly
+        a 32-batch run's), while the intervals (``_sums``) keep them all.
     tables : Tables
         The grid and profile histograms of the measured run.
     final : numpy.ndarray
@@ -55,19 +57,18 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     from .output_analysis import clt_failures
 
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
+    fine = acc
+    seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
+    sums = _sums(fine, seen_fine, S, system.has_loss, redundant)  # what interval() reads
+    acc = merge_batches(fine, plan.merge)  # the estimates' batches
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
     loss = system.has_loss
     seen = snaps if heap else arr
-    sums = _sums(acc, seen, S, loss, redundant)
     half = tables.g.size + 1
     check = _batch_checks(acc, snaps if heap else arr,
                           "response time" if redundant else "workload found at the joined server")
-    if load_msg is None and check is not None and check.message() is not None:
-        dg.warn(f"{system!r}: {check.message()}")
     # the statistics without a valid standard error; FCFS systems warn about their waits
     no_clt = clt_failures(plan.input, list(sums))
-    if system.fcfs and "mean_wait" in no_clt:
-        dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -93,10 +94,15 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         _sums=sums,
         _no_clt=no_clt,
         _prof=eng.profile_counts(tables.hist[..., :half]),
-        _den=snaps * S,
+        _den=fine[..., eng.SAMPLED] * S,
         _fprof=eng.profile_counts(tables.hist[..., half:]),
-        _fden=acc[..., eng.JOINED],
+        _fden=fine[..., eng.JOINED],
+        _merge=plan.merge,
     )
+    if load_msg is None and check is not None and check.message() is not None:
+        dg.warn(f"{system!r}: {check.message()}")
+    if system.fcfs and "mean_wait" in no_clt:
+        dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
 

@@ -54,7 +54,8 @@ from .engines import register, unhonoured
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, check_input, is_poisson
 from .output_analysis import clt_failures
-from .result import SimulationResult
+from .plan import default_batches
+from .result import SimulationResult, merge_batches
 from .systems import JIQ
 
 __all__ = [
@@ -669,6 +670,8 @@ class _Plan:
     steps: int
     horizon: float
     nb: int
+    merge: int = 1  # batches merged into each batch of the estimates (default batches)
+    default: bool = False  # whether nb is the default
 
 
 def _phase_draws(plan: _Plan, gen: np.random.Generator, size: int):
@@ -842,7 +845,11 @@ def simulate_queues(
         on counts ``Q[j, m]`` (Coxian, exponential or Erlang service only; cost per event
         independent of ``N``). ``"auto"``: counts for those laws, else queues.
     batches : int, optional
-        Batches per replication (default ``min(32, steps)``, or 32 with ``time``).
+        Batches per replication. Default: 256 for one replication, 128 for two, 64 for three
+        or four, 32 from five on (at most ``steps``; :func:`recursions.plan.default_batches`),
+        merged into 32 for the estimates and standard errors, which are then exactly those
+        of ``batches=32`` (up to the rounding of sums of times); the intervals
+        (:meth:`~recursions.SimulationResult.interval`) use them all.
 
     Returns
     -------
@@ -899,8 +906,10 @@ def simulate_queues(
         mode, steps_i = _TIME, 0
     warm = check_count(warmup, "warmup", 0)
     nrep = _check_int(replications, "replications", 1)
-    default_nb = min(32, steps_i) if mode == _STEPS else 32
-    nb = default_nb if batches is None else _check_int(batches, "batches", 1)
+    if batches is None:
+        nb, merge = default_batches(steps_i if mode == _STEPS else None, nrep)
+    else:
+        nb, merge = _check_int(batches, "batches", 1), 1
     if mode == _STEPS and nb > steps_i:
         raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps_i}")
     if not isinstance(engine, str) or engine not in ("auto", "queues", "counts"):
@@ -928,7 +937,8 @@ def simulate_queues(
             f"{lam * float(law.mean):.6g}: give a buffer"
         )
     lgc = math.lgamma(n + 1.0) - math.lgamma(n - d + 1.0)
-    plan = _Plan(code, n, b, d, lgc, lam, law, cox, mode, warm, steps_i, horizon, nb)
+    plan = _Plan(code, n, b, d, lgc, lam, law, cox, mode, warm, steps_i, horizon, nb, merge,
+                 batches is None)
     seeds = as_seed_sequence(rng).spawn(nrep)
     run = _run_counts if engine == "counts" else _run_queues
     workers = max(1, min(nrep, os.cpu_count() or 1))
@@ -943,12 +953,11 @@ def simulate_queues(
 def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
                   outs: list[Any]) -> SimulationResult:
     """The result of the replications' ``(acc, sorted queue lengths, measured arrivals)``."""
-    acc = np.stack([o[0] for o in outs])  # (replications, batches, columns)
+    fine = np.stack([o[0] for o in outs])  # (replications, batches, columns)
+    acc = merge_batches(fine, plan.merge)  # the estimates' batches (the intervals use fine)
     final = np.stack([o[1] for o in outs]).astype(np.int64)
     measured = [o[2] for o in outs]
     check = batch_check(acc[..., _JOBS_T], acc[..., _TIME_C], quantity="number of jobs")
-    if check is not None and check.message() is not None:
-        warn(f"{system!r}: {check.message()}")
 
     arr = acc[..., _ARR]
     span = acc[..., _TIME_C] * plan.n
@@ -962,7 +971,9 @@ def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
         ests = [per_server(acc[..., _PH0 + k]) for k in range(len(cox.rates))]
         phase_busy = Estimate(np.array([e.value for e in ests]), np.array([e.se for e in ests]))
     waiting = acc[..., _JOBS_T] - acc[..., _BUSY_T]
-    return SimulationResult(
+    fwait, farr = fine[..., _JOBS_T] - fine[..., _BUSY_T], fine[..., _ARR]
+    fspan = fine[..., _TIME_C] * plan.n
+    result = SimulationResult(
         system=repr(system),
         input=repr(input),
         steps=plan.steps if plan.mode == _STEPS else round(float(np.mean(measured))),
@@ -984,17 +995,20 @@ def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
         sup_error=None,
         engine=engine,
         batch_check=check,
-        _sums={"p_wait": (acc[..., _WAITED], arr),
-               "mean_wait": (waiting, arr - acc[..., _BLOCKED]),
-               "busy_fraction": (acc[..., _BUSY_T], span),
-               "p_all_busy": (acc[..., _ALLBUSY], arr),
-               "mean_jobs": (acc[..., _JOBS_T], span),
-               **({"p_block": (acc[..., _BLOCKED], arr)} if b > 0 else {})},
+        _sums={"p_wait": (fine[..., _WAITED], farr),
+               "mean_wait": (fwait, farr - fine[..., _BLOCKED]),
+               "busy_fraction": (fine[..., _BUSY_T], fspan),
+               "p_all_busy": (fine[..., _ALLBUSY], farr),
+               "mean_jobs": (fine[..., _JOBS_T], fspan),
+               **({"p_block": (fine[..., _BLOCKED], farr)} if b > 0 else {})},
         _no_clt=clt_failures(input, ["p_wait", "mean_wait", "busy_fraction", "p_all_busy",
                                      "mean_jobs", "p_block"]),
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )
+    if check is not None and check.message() is not None:
+        warn(f"{system!r}: {check.message()}")
+    return result
 
 
 # ------------------------------------------------------------------------------------------
@@ -1021,6 +1035,7 @@ class QueueLengthEngine:
 
     family = "queue-length"
     keywords: frozenset[str] = frozenset()
+    continues = False  # a run cannot go on from where it stopped (recursions.engines)
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -1052,7 +1067,8 @@ class QueueLengthEngine:
         """:func:`simulate_queues` on this engine."""
         return simulate_queues(system, plan.input, plan.steps, time=plan.time,
                                warmup=plan.warmup, replications=plan.replications,
-                               rng=plan.rng, engine=self.name, batches=plan.batches)
+                               rng=plan.rng, engine=self.name,
+                               batches=None if plan.default else plan.batches)
 
 
 QUEUES = register(QueueLengthEngine("queues"))

@@ -95,7 +95,7 @@ def test_refusals_name_their_reason(system, kw, match):
 def test_the_plan_is_validated_once_and_frozen():
     plan = _plan(rc.JSW(2), grid=[0.0, 2.0], profile_every=3, chunk=100, rng=7)
     assert isinstance(plan, RunPlan)
-    assert plan.grid.dtype == np.float64 and plan.batches == 32
+    assert plan.grid.dtype == np.float64 and (plan.batches, plan.merge) == (256, 8)  # 1000 steps
     assert plan.given == ("grid", "profile_every", "chunk")
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.steps = 5  # type: ignore[misc]
