@@ -3,17 +3,21 @@
 An engine is a small object with a ``name``, the ``family`` of systems it runs, the
 ``keywords`` of :func:`recursions.simulate` it honours, ``refuses(system, plan)`` (why it cannot
 run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)`` (whether
-``engine="auto"`` takes it when it does not refuse) and ``run(system, plan)``. Engines register
-themselves with :func:`register` where they are defined:
+``engine="auto"`` takes it when it does not refuse), ``run(system, plan)`` and whether a run
+``continues``: an engine that can go on from where a run stopped also has ``start(system,
+plan)``, whose handle ``extend``s the run (:class:`recursions.workload.RunHandle`; the
+precision mode goes on from stage to stage there, and retraces the stages elsewhere). Engines
+register themselves with :func:`register` where they are defined:
 
-==========  =====================================================  ==========================
-name        what it keeps                                          module
-==========  =====================================================  ==========================
-``dense``   the sorted workload vector, ``O(S)`` per arrival       :mod:`recursions.workload`
-``heap``    absolute empty times in an indexed min-heap            :mod:`recursions.workload`
-``queues``  queue lengths per server, any service law              :mod:`recursions.zerowait`
-``counts``  aggregated counts of servers per length and phase      :mod:`recursions.zerowait`
-==========  =====================================================  ==========================
+==========  ==================================================  =====  =========================
+name        what it keeps                                       goes   module
+                                                                on
+==========  ==================================================  =====  =========================
+``dense``   the sorted workload vector, ``O(S)`` per arrival    yes    :mod:`recursions.workload`
+``heap``    absolute empty times in an indexed min-heap         yes    :mod:`recursions.workload`
+``queues``  queue lengths per server, any service law           no     :mod:`recursions.zerowait`
+``counts``  aggregated counts of servers per length and phase   no     :mod:`recursions.zerowait`
+==========  ==================================================  =====  =========================
 
 A system declares the engines that run it (:attr:`recursions.System.engines`, in order of
 preference when none is preferred), and :func:`choose` picks among those.
@@ -44,6 +48,7 @@ class Engine(Protocol):
     name: str
     family: str
     keywords: frozenset[str]
+    continues: bool
 
     def refuses(self, system: Simulable, plan: RunPlan) -> str | None:
         """Why this engine cannot run ``plan`` on ``system``, or ``None``."""

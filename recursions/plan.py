@@ -131,7 +131,8 @@ class RunPlan:
         Batches merged into each batch behind the estimates (``batches // 32`` with the
         default batches, 1 with ``batches=`` given): the intervals use the ``batches``.
     default : bool
-        Whether ``batches`` is the default.
+        Whether ``batches`` is the default (a fixed-budget run then warns when its headline
+        intervals cannot be trusted).
     chunk : int
         Arrivals per chunk of block draws and per progress-bar update.
     engine : str

@@ -38,7 +38,7 @@ from . import diagnostics as dg
 from ._rng import as_seed_sequence
 from .estimate import Estimate
 from .output_analysis import Interval, interval, mser, replication_interval
-from .result import SimulationResult
+from .result import SimulationResult, untrusted_headline
 from .tables import Record
 
 __all__ = ["BASE_BATCHES", "PrecisionReport"]
@@ -288,8 +288,13 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
             raise ValueError("steps is required (or precision= to run until precise)")
         res = once(check_count(steps, "steps", 1))
         passed_on(res)
-        return _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
-                       side)
+        out = _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
+                      side)
+        if batches is None:  # a fixed budget: say when its headline intervals are not trusted
+            untrusted = untrusted_headline(out)
+            if untrusted is not None:
+                dg.warn(f"{out.system}: {untrusted}")
+        return out
     first = FIRST_STEPS if steps is None else check_count(steps, "steps", 1)
     cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
     stages = (_Retraced(once, base, nrep, fixed_warmup) if min(first, cap) < base else
@@ -315,7 +320,7 @@ def _stages(system: Any, input: Any, once: Any, quietly: Any, base: int, nrep: i
 
     plan, engine = planned(system, input, FIRST_STEPS, warmup=warmup, replications=nrep,
                            batches=base, **options)
-    if not getattr(engine, "continues", False) or plan.record:
+    if not engine.continues or plan.record:
         return _Retraced(once, base, nrep, warmup)
     per_batch = N_STATS + 2 * ((33 if plan.grid is None else plan.grid.size) + 1)
     micro = max(1, min(MICRO, MICRO_DOUBLES // (base * per_batch * nrep)))

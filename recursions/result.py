@@ -12,7 +12,7 @@ from . import diagnostics as dg
 from .estimate import Estimate, ratio_estimate
 from .tables import Record
 
-__all__ = ["SimulationResult", "merge_batches"]
+__all__ = ["SimulationResult", "merge_batches", "untrusted_headline", "warn_fixed_budget"]
 
 
 def merge_batches(a: np.ndarray, merge: int) -> np.ndarray:
@@ -220,7 +220,9 @@ class SimulationResult(Record):
 
         The pooled batch means (over all replications) that passed the test of independence
         of :meth:`interval`, 0 when none did (the interval is then not trusted; it needs
-        :data:`~recursions.output_analysis.MIN_BATCHES`, 16).
+        :data:`~recursions.output_analysis.MIN_BATCHES`, 16). A fixed-budget run with the
+        default batches warns when a headline statistic has none
+        (:func:`recursions.simulate`, Warns).
 
         Examples
         --------
@@ -454,6 +456,94 @@ class SimulationResult(Record):
         value = np.array([e.value for e in ests]).reshape(w.shape)
         se = np.array([e.se for e in ests]).reshape(w.shape)
         return Estimate(value, se)
+
+
+def untrusted_headline(result: SimulationResult) -> str | None:
+    """What a fixed-budget run says when a headline interval of ``result`` cannot be trusted.
+
+    The headline statistics are the first group of
+    :data:`recursions.precision.DEFAULT_STATISTICS` that ``result`` estimates (``p_wait`` and
+    ``mean_wait``, else ``mean_response``, ``p_loss`` or ``mean_workload``); those without a
+    normal limit (``_no_clt``) are left out, as they have their own message, and so are those
+    whose batch means never vary (nothing observed, such as no customer waiting, or a
+    statistic that is 0 by construction, as the wait with a buffer of 1): their interval says
+    it is not trusted and their standard error is 0, in plain sight.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A run's result, with its (fine) batch sums.
+
+    Returns
+    -------
+    str or None
+        The message, naming the untrusted statistics and their effective batches (0) against
+        the 16 an interval needs; ``None`` when every other headline interval is trusted.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+    ...                   steps=2**16, rng=1)
+    >>> untrusted_headline(res) is None
+    True
+    """
+    from .output_analysis import MIN_BATCHES
+    from .precision import DEFAULT_STATISTICS
+
+    have = result.statistics
+    group = next((g for g in DEFAULT_STATISTICS if all(s in have for s in g)), ())
+    no_clt, sums = result._no_clt or {}, result._sums or {}
+    bad = {s: result.interval(s) for s in group if s not in no_clt and not _constant(*sums[s])}
+    bad = {s: iv for s, iv in bad.items() if not iv.trusted}
+    if not bad:
+        return None
+    names = " and ".join(bad)
+    R, K = np.shape(result._sums[next(iter(bad))][0]) if result._sums else (0, 0)
+    reasons = "; ".join(dict.fromkeys(iv.reason for iv in bad.values()))
+    return (f"{names}: the confidence interval{'s' if len(bad) > 1 else ''} cannot be "
+            f"trusted ({reasons}): 0 effective batches (independent batch means found among "
+            f"{K} batches x {R} replication(s)) where the interval needs {MIN_BATCHES}, so "
+            "the standard errors are likely too small. Ask for precision= (run until "
+            "precise), or run longer")
+
+
+def _constant(num: np.ndarray, den: np.ndarray) -> bool:
+    """Whether the batch means ``num / den`` (over batches with ``den > 0``) are all equal."""
+    n, d = np.asarray(num, dtype=np.float64).ravel(), np.asarray(den, dtype=np.float64).ravel()
+    keep = d > 0
+    r = n[keep] / d[keep]
+    return bool(r.size == 0 or np.all(r == r[0]))
+
+
+def warn_fixed_budget(system: str, check: dg.BatchCheck | None,
+                      result: SimulationResult | None) -> None:
+    """One warning for what a run's batch check flagged and, for ``result``, untrusted intervals.
+
+    ``result`` is given for a fixed-budget run with the default batches
+    (:func:`recursions.plan.default_batches`): its headline intervals are then checked
+    (:func:`untrusted_headline`). Runs with ``batches=`` given (every stage
+    of ``precision=``, ``warmup="auto"`` and ``start=`` among them) are checked by the batch
+    check alone.
+
+    Parameters
+    ----------
+    system : str
+        The system's ``repr``, which starts the message.
+    check : recursions.diagnostics.BatchCheck or None
+        The run's batch check.
+    result : SimulationResult or None
+        The result whose headline intervals to check, or ``None``.
+
+    Warns
+    -----
+    recursions.SimulationWarning
+        Once, with what was flagged.
+    """
+    parts = [m for m in (None if check is None else check.message(),
+                         None if result is None else untrusted_headline(result)) if m]
+    if parts:
+        dg.warn(f"{system}: " + ". Also, ".join(parts))
 
 
 def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: int) -> None:

@@ -168,7 +168,12 @@ def simulate(
         customer's work (condition (3) fails: no stationary regime); when the batch means of
         the total workload, or of what customers found at the server they joined, trend
         across the run or are strongly correlated
-        (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``); when
+        (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``); with
+        the default batches and no ``precision=``, when the interval of ``p_wait`` or
+        ``mean_wait`` (else ``mean_response``, ``p_loss`` or ``mean_workload``) cannot be
+        trusted: the message names them, their effective number of independent batches (0;
+        ``result.effective_batches``) against the 16 the interval needs, and suggests
+        ``precision=`` or a longer run (one message with the batch check's); when
         ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then
         includes the transient from the initial state).
 

@@ -247,7 +247,7 @@ def rebin(a: np.ndarray, old: RunPlan, new: RunPlan) -> np.ndarray:
         raise ValueError(f"the batches of {T} arrivals in {K} do not nest in those of "
                          f"{T2} in {K2}")
     out = np.zeros((a.shape[0], K2, *a.shape[2:]))
-    np.add.at(out, (slice(None), lo[full]), a[:, full])
+    np.add.at(np.swapaxes(out, 0, 1), lo[full], np.swapaxes(a[:, full], 0, 1))
     return out
 
 
@@ -406,7 +406,7 @@ class DenseEngine(_WorkloadEngine):
     Examples
     --------
     >>> import recursions as rc
-    >>> rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000,
+    >>> rc.simulate(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 2**14,
     ...             engine="dense").engine
     'dense'
     """

@@ -17,7 +17,7 @@ from . import diagnostics as dg
 from .chunks import Tables
 from .estimate import Estimate, ratio_estimate
 from .plan import RunPlan
-from .result import SimulationResult, merge_batches
+from .result import SimulationResult, merge_batches, warn_fixed_budget
 
 __all__ = ["workload_result"]
 
@@ -99,8 +99,8 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         _fden=fine[..., eng.JOINED],
         _merge=plan.merge,
     )
-    if load_msg is None and check is not None and check.message() is not None:
-        dg.warn(f"{system!r}: {check.message()}")
+    if load_msg is None:
+        warn_fixed_budget(repr(system), check, result if plan.default else None)
     if system.fcfs and "mean_wait" in no_clt:
         dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     return result if plan.reference is None else _with_sup_error(result, plan.reference)

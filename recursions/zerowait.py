@@ -48,14 +48,14 @@ from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
 from ._validate import MAX_COUNT, check_count
 from .codes import QueueCode
-from .diagnostics import batch_check, warn
+from .diagnostics import batch_check
 from .dists import Coxian, Law
 from .engines import register, unhonoured
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, check_input, is_poisson
 from .output_analysis import clt_failures
 from .plan import default_batches
-from .result import SimulationResult, merge_batches
+from .result import SimulationResult, merge_batches, warn_fixed_budget
 from .systems import JIQ
 
 __all__ = [
@@ -671,7 +671,7 @@ class _Plan:
     horizon: float
     nb: int
     merge: int = 1  # batches merged into each batch of the estimates (default batches)
-    default: bool = False  # whether nb is the default
+    default: bool = False  # whether nb is the default (untrusted intervals then warn)
 
 
 def _phase_draws(plan: _Plan, gen: np.random.Generator, size: int):
@@ -876,7 +876,9 @@ def simulate_queues(
     recursions.SimulationWarning
         When the batch means of the number of jobs trend across the run or are strongly
         correlated (:func:`recursions.diagnostics.batch_check`, kept as
-        ``result.batch_check``): the run is too short or needs more warm-up.
+        ``result.batch_check``): the run is too short or needs more warm-up. With the default
+        batches, also when the interval of ``p_wait`` or ``mean_wait`` cannot be trusted (0
+        effective batches: :attr:`~recursions.SimulationResult.effective_batches`).
 
     Examples
     --------
@@ -1006,8 +1008,7 @@ def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )
-    if check is not None and check.message() is not None:
-        warn(f"{system!r}: {check.message()}")
+    warn_fixed_budget(repr(system), check, result if plan.default else None)
     return result
 
 

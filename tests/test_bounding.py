@@ -13,6 +13,7 @@ from coupling.bounding import bounded_method, bounded_sample, interval_step
 from coupling.perfect_result import ARRIVAL as _ARRIVAL
 from recursions.rng import as_seed_sequence, child
 from tests import naive
+from tests.marks import UNTRUSTED
 
 D = rc.dists
 Z = 4.5
@@ -181,6 +182,7 @@ def test_walk_method_with_poisson_input_matches_forward():
     assert max(map(abs, z)) <= Z, z
 
 
+@UNTRUSTED
 def test_draws_tell_j2sw_from_jsw():
     # two servers near lam E[sigma] = 1: the idle-first rule changes P(idle) by 0.05
     inp = rc.Poisson(0.95, D.Exponential(1.0))

@@ -30,6 +30,7 @@ from coupling.strategies import (
 )
 from coupling.times import coupling_time
 from recursions.rng import as_seed_sequence, child, forward_generator
+from tests.marks import UNTRUSTED
 
 NOT_MONOTONE = [rc.JpSW(2, 1), rc.JpSW(4, 2), rc.Loss(1), rc.Loss(3), rc.JIQ(2), rc.JIQ(5)]
 MONOTONE = [
@@ -400,6 +401,7 @@ def test_jsw_coupling_time_is_first_empty_arrival_of_upper_copy_mm2():
                                                  tau[: T - 1]), states[T - 1])
 
 
+@UNTRUSTED
 def test_coupling_time_follows_simulate_paths():
     res = coupling_time(rc.JSW(2), MMS, [0.0, 0.0], [5.0, 10.0], rng=4, replications=3)
     steps = int(res.times.max()) + 1

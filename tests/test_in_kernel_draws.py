@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import recursions as rc
+from tests.marks import UNTRUSTED
 
 sim = importlib.import_module("recursions.simulate")
 D = rc.dists
@@ -92,6 +93,7 @@ def test_a_time_horizon_run_warms_up_for_all_its_warmup_arrivals():
 
 
 @pytest.mark.parametrize("replications", [1, 3])
+@UNTRUSTED
 def test_in_kernel_runs_split_into_calls_give_the_same_numbers(replications, monkeypatch):
     # a long run is cut into calls of at most MAX_CALL arrivals (so that Ctrl-C is honoured
     # between them); the split must not change a number

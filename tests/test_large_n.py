@@ -8,6 +8,7 @@ import pytest
 import loynes as ly
 import recursions as rc
 from recursions import heap as hp
+from tests.marks import UNTRUSTED
 
 D = rc.dists
 Z = 4.0
@@ -20,6 +21,7 @@ def _agree(a, b, z=Z):
 
 @pytest.mark.parametrize("system", [rc.JIQ(20), rc.RandomRouting(20), rc.LeastOfD(20, 3)],
                          ids=repr)
+@UNTRUSTED
 def test_heap_engine_agrees_with_dense_kernel(system):
     inp = rc.Poisson(0.85 * 20, D.LogNormal(1.0, 2.0))
     kw = dict(steps=300_000, warmup=20_000, replications=2, grid=[0.0, 0.5, 2.0])

@@ -40,6 +40,7 @@ from recursions.dists import (
     as_law,
 )
 from recursions.dists.kernel import draw, draw_one, draw_one_p0
+from tests.marks import UNTRUSTED
 
 Z = 4.5
 N = 40_000
@@ -591,6 +592,7 @@ def test_scipy_laws_in_loynes(dist):
     assert fp.load == pytest.approx(fp_ref.load, rel=1e-3)
 
 
+@UNTRUSTED
 def test_scipy_laws_in_simulate_and_zerowait():
     res = rc.simulate(rc.JSW(2), rc.Renewal(NEW_GAMMA, NEW_UNIFORM), steps=5000, rng=1)
     assert 0 < res.p_wait.value < 1

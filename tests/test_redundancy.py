@@ -13,6 +13,7 @@ from coupling.strategies import sorted_workloads
 from recursions import heap as hp
 from recursions.redundancy import JobClass, Redundancy, free_system_work
 from tests import naive
+from tests.marks import UNTRUSTED
 
 D = rc.dists
 EXP = D.Exponential(1.0)
@@ -222,6 +223,7 @@ def test_d_monotonicity_exponential_constant():
     assert d_monotonicity(JobClass(3, 1, EXP), cases=30, samples=4000) == "constant"
 
 
+@UNTRUSTED
 def test_response_tail_matches_mean_field():
     import loynes as ly
 

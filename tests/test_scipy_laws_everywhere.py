@@ -22,6 +22,7 @@ import coupling as cp
 import loynes as ly
 import recursions as rc
 from recursions.dists import Erlang, Exponential, LogNormal, ScipyLaw, Uniform, as_law
+from tests.marks import UNTRUSTED
 
 Z = 4.5
 
@@ -172,6 +173,7 @@ SYSTEMS = [
 
 @pytest.mark.parametrize("system", SYSTEMS, ids=repr)
 @pytest.mark.parametrize("key", KEYS)
+@UNTRUSTED
 def test_simulate_every_system(key, system):
     dist, ref = PAIRS[key]
     rate = 0.6 * system.servers
@@ -190,6 +192,7 @@ def test_simulate_every_system(key, system):
 
 
 @pytest.mark.parametrize("key", KEYS)
+@UNTRUSTED
 def test_queue_length_engines_redundancy_and_modulated_input(key):
     dist, ref = PAIRS[key]
     a = rc.zerowait.simulate_queues(

@@ -7,6 +7,7 @@ import pytest
 
 import loynes as ly
 import recursions as rc
+from tests.marks import UNTRUSTED
 
 E = rc.dists.Exponential
 INP = rc.Poisson(1.0, E(1.0))
@@ -113,6 +114,7 @@ def test_simulate_type_checks():
         rc.simulate(rc.JSW(2), E(1.0), steps=10)
 
 
+@UNTRUSTED
 def test_profile_outside_grid():
     res = rc.simulate(rc.JSW(2), INP, steps=100, rng=1, grid=[0.0, 1.0])
     with pytest.raises(ValueError, match="grid"):
@@ -138,6 +140,7 @@ def test_pollaczek_khinchine_refuses_impossible_moments():
     assert ly.pollaczek_khinchine_mean_wait(0.0, 1.0, np.inf) == 0.0
 
 
+@UNTRUSTED
 def test_profile_of_one_level_is_a_pair_of_floats():
     res = rc.simulate(rc.JSW(2), INP, steps=400, rng=1, grid=[0.0, 1.0])
     x = res.profile(0.5)

@@ -18,6 +18,7 @@ import pytest
 import loynes as ly
 import recursions as rc
 from recursions import zerowait as zw
+from tests.marks import UNTRUSTED
 
 D = rc.dists
 Z = 4.5  # tolerance in standard errors
@@ -145,6 +146,7 @@ def test_exact_chain_small_n(name, engine, n, b, d, law):
 @pytest.mark.parametrize("name", ["JSQ", "JIQ", "I1F", "PoD"])
 @pytest.mark.parametrize(("n", "law"), [(5, COX2), (20, COX3)], ids=["N5-cox2", "N20-cox3"])
 @pytest.mark.parametrize("buffer", [3, None])
+@UNTRUSTED
 def test_counts_engine_equals_queues_engine(name, n, law, buffer):
     inp = rc.Poisson(0.85 * n, law)
     kw = dict(steps=60_000 * max(1, n // 5), warmup=2_000, replications=2)
@@ -229,6 +231,7 @@ def test_power_of_n_is_jsq():
 # ------------------------------------------------------------------------------------------
 # the setting of Liu, Gong and Ying (docs/theory/zero_wait.md)
 # ------------------------------------------------------------------------------------------
+@UNTRUSTED
 def test_paper_setting_zero_waiting():
     # alpha = 0.4: the paper's theorems need alpha < 0.5 (its section 8 runs alpha = 0.5, its
     # appendix G alpha = 0.3 and 0.4); b = 10 and the Coxian-4 of section 8
@@ -278,6 +281,7 @@ def test_reproducible_and_final_state():
     assert a.p_loss is None and a.path is None
 
 
+@UNTRUSTED
 def test_infinite_buffer_queues_grow():
     # heavy load with infinite buffers: queues get long (levels are added on the fly)
     inp = rc.Poisson(0.97 * 3, COX2)
