@@ -889,7 +889,7 @@ def simulate_queues(
     >>> res.engine, 0.0 < res.p_wait.value < 0.5, round(float(res.phase_busy.value.sum()), 1)
     ('counts', True, 0.8)
     """
-    code, n, b, d = _policy(system)
+    _policy(system)  # refuses what is not a queue-length policy
     check_input(input)
     why = _input_refusal(system, input)
     if why is not None:
@@ -916,6 +916,20 @@ def simulate_queues(
         raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps_i}")
     if not isinstance(engine, str) or engine not in ("auto", "queues", "counts"):
         raise ValueError(f"engine must be 'auto', 'queues' or 'counts', got {engine!r}")
+    return _run(system, input, engine, mode, steps_i, horizon, warm, nrep, nb, merge,
+                batches is None, rng)
+
+
+def _run(system: Any, input: Input, engine: str, mode: int, steps_i: int, horizon: float,
+         warm: int, nrep: int, nb: int, merge: int, default: bool,
+         rng: Any) -> SimulationResult:
+    """Run validated arguments (:func:`simulate_queues`'s, or a :class:`RunPlan`'s).
+
+    What only the queue-length engines check is checked here: the service law of
+    ``engine="counts"``, the horizon's count of arrivals, memory, and a load below the
+    servers with infinite buffers.
+    """
+    code, n, b, d = _policy(system)
     law = cast(Any, input).service  # a Poisson input (checked above) has a service law
     cox = _as_coxian(law)
     if engine == "auto":
@@ -925,10 +939,10 @@ def simulate_queues(
             "engine='counts' needs Coxian, Exponential or Erlang service (the chain tracks "
             f"phases); got {law!r}: use engine='queues'"
         )
-    lam = float(input.arrival_rate)
+    lam = float(cast(Any, input).arrival_rate)
     if mode == _TIME and horizon * lam > MAX_COUNT:
         raise ValueError(f"time must be at most 2**53 mean interarrival times "
-                         f"({MAX_COUNT / lam:g}), got {time!r}: no run can count that many "
+                         f"({MAX_COUNT / lam:g}), got {horizon!r}: no run can count that many "
                          "arrivals")
     require_memory(8.0 * nrep * (64.0 * nb + 4.0 * n * (b + 2)),
                    f"simulating {type(system).__name__} with {n} servers, buffer {b}, "
@@ -940,7 +954,7 @@ def simulate_queues(
         )
     lgc = math.lgamma(n + 1.0) - math.lgamma(n - d + 1.0)
     plan = _Plan(code, n, b, d, lgc, lam, law, cox, mode, warm, steps_i, horizon, nb, merge,
-                 batches is None)
+                 default)
     seeds = as_seed_sequence(rng).spawn(nrep)
     run = _run_counts if engine == "counts" else _run_queues
     workers = max(1, min(nrep, os.cpu_count() or 1))
@@ -1065,11 +1079,12 @@ class QueueLengthEngine:
         return self.name == "counts"
 
     def run(self, system: Any, plan: Any) -> SimulationResult:
-        """:func:`simulate_queues` on this engine."""
-        return simulate_queues(system, plan.input, plan.steps, time=plan.time,
-                               warmup=plan.warmup, replications=plan.replications,
-                               rng=plan.rng, engine=self.name,
-                               batches=None if plan.default else plan.batches)
+        """:func:`simulate_queues` on this engine, from the plan ``simulate`` validated."""
+        by_steps = plan.steps is not None
+        return _run(system, plan.input, self.name, _STEPS if by_steps else _TIME,
+                    int(plan.steps or 0), 0.0 if by_steps else float(plan.time),
+                    plan.warmup, plan.replications, plan.batches, plan.merge, plan.default,
+                    plan.rng)
 
 
 QUEUES = register(QueueLengthEngine("queues"))
