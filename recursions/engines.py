@@ -4,10 +4,11 @@ An engine is a small object with a ``name``, the ``family`` of systems it runs, 
 ``keywords`` of :func:`recursions.simulate` it honours, ``refuses(system, plan)`` (why it cannot
 run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)`` (whether
 ``engine="auto"`` takes it when it does not refuse), ``run(system, plan)`` and whether a run
-``continues``: an engine that can go on from where a run stopped also has ``start(system,
-plan)``, whose handle ``extend``s the run (:class:`recursions.workload.RunHandle`; the
-precision mode goes on from stage to stage there, and retraces the stages elsewhere). Engines
-register themselves with :func:`register` where they are defined:
+``continues``: an engine that can go on from where a run stopped also has a ``start`` method
+(same arguments as ``run``) whose handle extends the run
+(:class:`recursions.workload.RunHandle`; the precision mode goes on from stage to stage
+there, and retraces the stages elsewhere). Engines register themselves with :func:`register`
+where they are defined:
 
 ==========  ==================================================  =====  =========================
 name        what it keeps                                       goes   module
