@@ -381,9 +381,13 @@ class _Continued:
         self.ran = 0
 
     def first(self, n: int, cap: int) -> int:
-        """The first stage's length: ``n`` (at most ``cap``) rounded down to ``B r g``."""
+        """The first stage's length: ``n`` (at most ``cap``) rounded down to ``B r g``.
+
+        ``g`` is the least size that keeps ``r`` within ``micro``, so the rounding loses less
+        than ``B g`` arrivals (``steps=8000``: 7680; the default ``2**14``: itself).
+        """
         n = min(n, cap)
-        self.g = self.g_next = max(1, n // (self.base * self.micro))
+        self.g = self.g_next = max(1, -(-n // (self.base * self.micro)))
         return self.base * self.g * min(self.micro, max(1, n // (self.base * self.g)))
 
     def next(self, n: int, target: float, cap: int) -> int:

@@ -124,8 +124,8 @@ class _DenseRun(_Run):
         return float(self.W.max())
 
     def final_state(self) -> np.ndarray:
-        """The workload vectors at the end."""
-        return self.W
+        """The workload vectors at the end (a copy: a run that goes on changes ``W``)."""
+        return self.W.copy()
 
 
 @dataclass
