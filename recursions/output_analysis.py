@@ -43,8 +43,8 @@ import numpy as np
 
 from .tables import Record
 
-__all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "clt_failures", "interval", "mser",
-           "quantile_interval", "replication_interval", "von_neumann_z"]
+__all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "clt_failures", "interval",
+           "merge_batches", "mser", "quantile_interval", "replication_interval", "von_neumann_z"]
 
 INDEPENDENCE_ALPHA = 0.1
 """Level of the one-sided lag-1 test of independence of the batch means."""
@@ -247,10 +247,39 @@ def _empty(statistic: str, confidence: float) -> Interval:
                     "no observation")
 
 
-def _merge(a: np.ndarray, g: int) -> np.ndarray:
-    """Sums of ``g`` adjacent batches per row; the leftover batches at the start are dropped."""
+def merge_batches(a: np.ndarray, g: int) -> np.ndarray:
+    """Batch sums ``a`` (replications, batches, ...) with each ``g`` adjacent batches added.
+
+    The one way batches are merged: the interval procedure's larger batch sizes, and the
+    default fine batches of a fixed-budget run merged into the 32 behind its estimates
+    (:func:`recursions.plan.default_batches`). When ``g`` does not divide the batches, the
+    leftover batches at the start (the oldest) are dropped.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Batch sums, shape ``(replications, batches, ...)``.
+    g : int
+        Adjacent batches added into one.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(replications, batches // g, ...)``; ``a`` itself when ``g`` is 1.
+
+    Examples
+    --------
+    >>> merge_batches(np.arange(8.0).reshape(1, 4, 2), 2)
+    array([[[ 2.,  4.],
+            [10., 12.]]])
+    >>> merge_batches(np.arange(5.0).reshape(1, 5), 2)  # batch 0 dropped
+    array([[3., 7.]])
+    """
+    if g == 1:
+        return a
+    a = np.asarray(a)
     k = a.shape[1] // g
-    return a[:, a.shape[1] - k * g:].reshape(a.shape[0], k, g).sum(axis=2)
+    return a[:, a.shape[1] - k * g:].reshape(a.shape[0], k, g, *a.shape[2:]).sum(axis=2)
 
 
 def _t_quantile(p: float, dof: int) -> float:
@@ -299,7 +328,7 @@ def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,
     g, found, last, passed = 1, None, 1, False
     while R * (B // g) >= min_batches and B // g >= 3:
         last = g
-        y = _merge(n, g) - theta * _merge(d, g)
+        y = merge_batches(n, g) - theta * merge_batches(d, g)
         ok = von_neumann_z(y) <= zcrit
         if ok and passed:  # two batch sizes in a row pass: use the larger
             found = g
@@ -327,7 +356,7 @@ def _normal_quantile(p: float) -> float:
 
 def _build(statistic: str, n: np.ndarray, d: np.ndarray, theta: float, confidence: float,
            g: int, trusted: bool, reason: str) -> Interval:
-    nm, dm = _merge(n, g), _merge(d, g)
+    nm, dm = merge_batches(n, g), merge_batches(d, g)
     K = nm.size
     if K < 2:
         return Interval(statistic, theta, math.nan, math.nan, confidence, 0, g, False,
@@ -463,7 +492,7 @@ def quantile_interval(grid: np.ndarray, counts: np.ndarray, den: np.ndarray, q: 
     j = min(int(np.searchsorted(grid, value)), grid.size - 1)
     ind = interval(c[..., j], d, confidence, statistic=statistic)  # picks the batch size
     g = ind.batch_size
-    cm, dm = np.stack([_merge(c[..., i], g) for i in range(grid.size)], axis=-1), _merge(d, g)
+    cm, dm = merge_batches(c, g), merge_batches(d, g)
     qs = []
     for r in range(cm.shape[0]):
         for b in range(cm.shape[1]):

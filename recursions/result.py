@@ -10,40 +10,10 @@ import numpy as np
 
 from . import diagnostics as dg
 from .estimate import Estimate, ratio_estimate
+from .output_analysis import merge_batches
 from .tables import Record
 
-__all__ = ["SimulationResult", "merge_batches", "untrusted_headline", "warn_fixed_budget"]
-
-
-def merge_batches(a: np.ndarray, merge: int) -> np.ndarray:
-    """Batch sums ``a`` (replications, batches, ...) with each ``merge`` consecutive batches added.
-
-    The default batches of a fixed-budget run (:func:`recursions.plan.default_batches`) merged
-    into the 32 behind its estimates.
-
-    Parameters
-    ----------
-    a : numpy.ndarray
-        Batch sums, shape ``(replications, batches, ...)``, ``batches`` a multiple of
-        ``merge``.
-    merge : int
-        Consecutive batches added into one.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(replications, batches // merge, ...)``; ``a`` itself when ``merge`` is 1.
-
-    Examples
-    --------
-    >>> merge_batches(np.arange(8.0).reshape(1, 4, 2), 2)
-    array([[[ 2.,  4.],
-            [10., 12.]]])
-    """
-    if merge == 1:
-        return a
-    shape = np.shape(a)
-    return np.asarray(a).reshape(shape[0], shape[1] // merge, merge, *shape[2:]).sum(axis=2)
+__all__ = ["SimulationResult", "untrusted_headline", "warn_fixed_budget"]
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from . import _stats as eng
 from . import diagnostics as dg
 from .chunks import Tables
 from .estimate import Estimate, ratio_estimate
+from .output_analysis import merge_batches
 from .plan import RunPlan
-from .result import SimulationResult, merge_batches, warn_fixed_budget
+from .result import SimulationResult, warn_fixed_budget
 
 __all__ = ["workload_result"]
 

@@ -53,9 +53,9 @@ from .dists import Coxian, Law
 from .engines import register, unhonoured
 from .estimate import Estimate, ratio_estimate
 from .inputs import Input, check_input, is_poisson
-from .output_analysis import clt_failures
+from .output_analysis import clt_failures, merge_batches
 from .plan import default_batches
-from .result import SimulationResult, merge_batches, warn_fixed_budget
+from .result import SimulationResult, warn_fixed_budget
 from .systems import JIQ
 
 __all__ = [

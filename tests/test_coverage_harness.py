@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import inspect
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
 import recursions as rc
+from tests.bench import benchmark_module
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 CELLS = r"^(M/M/1|E2/M/1) 0\.8$"
 
 
 @pytest.fixture(scope="module")
 def cov():
-    sys.path.insert(0, str(BENCH))   # coverage.py imports _tables and _oracles
-    try:
-        spec = importlib.util.spec_from_file_location("_bench_coverage", BENCH / "coverage.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod   # its dataclasses look their module up
-        spec.loader.exec_module(mod)
+    with benchmark_module("coverage.py", "_bench_coverage") as mod:
         yield mod
-    finally:
-        sys.modules.pop("_bench_coverage", None)
-        sys.path.remove(str(BENCH))
 
 
 def test_cells_cover_the_issue(cov):
@@ -123,16 +112,8 @@ def test_precision_mode_refused_with_a_clear_message(cov, monkeypatch, tmp_path)
 
 @pytest.fixture(scope="module")
 def qcov():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("_bench_qcov", BENCH / "quantile_coverage.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
+    with benchmark_module("quantile_coverage.py", "_bench_qcov") as mod:
         yield mod
-    finally:
-        sys.modules.pop("_bench_qcov", None)
-        sys.path.remove(str(BENCH))
 
 
 def test_quantile_oracles(qcov):

@@ -15,8 +15,8 @@ import pytest
 
 import recursions as rc
 from recursions.estimate import ratio_estimate
+from recursions.output_analysis import merge_batches
 from recursions.plan import default_batches, make_plan
-from recursions.result import merge_batches
 from recursions.zerowait import JSQ
 
 EXP = rc.dists.Exponential(1.0)

@@ -5,34 +5,21 @@ The single-server cells' tests are in ``test_coverage_harness.py``.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import recursions as rc
 from recursions.tables import Rows
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.bench import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def qcov():
-    sys.path.insert(0, str(BENCH))   # quantile_coverage.py imports _tables
-    try:
-        spec = importlib.util.spec_from_file_location("_bench_qcov_multi",
-                                                      BENCH / "quantile_coverage.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod   # its dataclasses look their module up
-        spec.loader.exec_module(mod)
+    with benchmark_module("quantile_coverage.py", "_bench_qcov_multi") as mod:
         yield mod
-    finally:
-        sys.modules.pop("_bench_qcov_multi", None)
-        sys.path.remove(str(BENCH))
 
 
 def erlang_c_by_sums(s: int, a: float) -> float:
