@@ -29,9 +29,10 @@ from types import FrameType
 
 import numpy as np
 
+from .plan import REPORTED_BATCHES
 from .tables import Record
 
-__all__ = ["BatchCheck", "SimulationWarning", "batch_check", "load_warning"]
+__all__ = ["BatchCheck", "SimulationWarning", "batch_check", "load_warning", "short_run"]
 
 TREND_Z = 5.0
 """A trend is flagged when its t statistic is as improbable as ``|z| > TREND_Z`` for a normal."""
@@ -171,6 +172,59 @@ class BatchCheck(Record):
                     "its stationary regime; if the correlation does not fall with longer "
                     "runs, the system is unstable")
         return None
+
+
+RELAXATIONS_PER_BATCH = 10
+"""Heavy-traffic relaxation times (:meth:`recursions.System.relaxation`) a batch mean spans.
+
+Batch means of a process whose correlations decay over ``T`` arrivals are nearly
+independent once a batch spans many ``T``: for an exponential decay, a batch of ``m``
+arrivals has a variance ``1 - T / m`` times the asymptotic one, so 10 relaxation times
+per batch leave the standard error about 5% low. The reflected Brownian motion decays
+more slowly than that, so 10 is the least, not a comfortable margin.
+"""
+
+
+def short_run(relaxation: float | None, arrivals: int) -> str | None:
+    """The message for a run too short for its heavy-traffic relaxation time, or ``None``.
+
+    A fixed-budget run's intervals come from :data:`~recursions.plan.REPORTED_BATCHES` (32)
+    batch means; each needs :data:`RELAXATIONS_PER_BATCH` relaxation times ``T`` of the
+    queue's heavy-traffic approximation, so a run of fewer than ``320 T`` measured arrivals
+    is too short to know its own variance. Unlike a test of the batch means, this looks only
+    at the system and the input, so it cannot be passed by a run that happened to stay calm
+    (a calm stretch in heavy traffic has small, weakly correlated batch means and an
+    interval that misses).
+
+    Parameters
+    ----------
+    relaxation : float or None
+        ``T`` in arrivals (:meth:`recursions.System.relaxation`); ``None``: no such rule.
+    arrivals : int
+        Measured arrivals, over all replications.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> short_run(4802.0, 10**5) is None     # M/M/1 at 0.98 needs 1 536 640 arrivals
+    False
+    >>> short_run(32.0, 10**5) is None       # M/M/1 at 0.8 needs 10 240
+    True
+    """
+    need = RELAXATIONS_PER_BATCH * REPORTED_BATCHES
+    if relaxation is None or not relaxation > 0 or arrivals >= need * relaxation:
+        return None
+    return (f"the run is short for its load: {arrivals} measured arrivals "
+            f"span {arrivals / relaxation:.1f} relaxation times of the heavy-traffic "
+            f"approximation (T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = {relaxation:.4g} "
+            f"arrivals), fewer than the {need} that {REPORTED_BATCHES} batch means of "
+            f"{RELAXATIONS_PER_BATCH} relaxation times each need, so the confidence "
+            "intervals cannot be trusted (they are likely too narrow). Ask for precision= "
+            "(run until precise), or run at least "
+            f"{math.ceil(need * relaxation * (1 - 1e-12))} arrivals")
 
 
 def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload"

@@ -127,6 +127,24 @@ class Input(ABC):
         return 1.0 / self.mean_interarrival
 
     @property
+    def variability(self) -> float | None:
+        """``ca^2 + cs^2``: the squared coefficients of variation of ``tau`` and ``sigma``, summed.
+
+        The variance rate, per arrival and in units of ``E[sigma]^2``, of the work an input
+        brings beyond its mean: the one input figure the heavy-traffic diffusion of a queue
+        keeps (:meth:`recursions.System.relaxation`). ``None`` for inputs that do not declare
+        it (periodic and Markov-modulated input, whose dependence adds to it); ``inf`` when a
+        law has an infinite variance.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> round(rc.Poisson(0.9, rc.dists.Deterministic(1.0)).variability, 12)  # M/D
+        1.0
+        """
+        return None
+
+    @property
     def finite_variance(self) -> bool:
         """Whether every interarrival and service law has a finite variance.
 
@@ -371,6 +389,10 @@ class Renewal(Input):
     @property
     def finite_variance(self) -> bool:  # noqa: D102
         return bool(math.isfinite(self.service.var) and math.isfinite(self.interarrival.var))
+
+    @property
+    def variability(self) -> float | None:  # noqa: D102
+        return float(self.interarrival.scv + self.service.scv)
 
     def finite_service_moment(self, k: int) -> bool:  # noqa: D102
         return bool(self.service.finite_moment(k))

@@ -291,6 +291,11 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
         out = _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
                       side)
         if batches is None:  # a fixed budget: say when its headline intervals are not trusted
+            short = dg.short_run(system.relaxation(input), out.steps * out.replications)
+            if short is not None and kind == "stationary":
+                short += (". The interval of the replications' means (replication_interval) "
+                          "does not rest on batch means: exact starts make it valid")
+            out = dataclasses.replace(out, _short=short)
             untrusted = untrusted_headline(out)
             if untrusted is not None:
                 dg.warn(f"{out.system}: {untrusted}")

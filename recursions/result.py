@@ -126,6 +126,7 @@ class SimulationResult(Record):
     _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fden: np.ndarray | None = field(default=None, repr=False, compare=False)
     _merge: int = field(default=1, repr=False, compare=False)
+    _short: str | None = field(default=None, repr=False, compare=False)
     """Batches of ``_prof``/``_den``/``_fprof``/``_fden`` merged into each batch of the
     profile's estimates (the default batches, :func:`recursions.plan.default_batches`)."""
 
@@ -177,6 +178,9 @@ class SimulationResult(Record):
         why = (self._no_clt or {}).get(statistic)
         if why is not None:
             return dataclasses.replace(iv, trusted=False, batches=0, reason=why)
+        if self._short is not None:  # a fixed budget too short for the load (dg.short_run)
+            return dataclasses.replace(iv, trusted=False, reason="the run is short for its "
+                                       "load (see the warning)")
         return iv
 
     @property
@@ -437,7 +441,9 @@ def untrusted_headline(result: SimulationResult) -> str | None:
     normal limit (``_no_clt``) are left out, as they have their own message, and so are those
     whose batch means never vary (nothing observed, such as no customer waiting, or a
     statistic that is 0 by construction, as the wait with a buffer of 1): their interval says
-    it is not trusted and their standard error is 0, in plain sight.
+    it is not trusted and their standard error is 0, in plain sight. A run too short for its
+    load (:func:`recursions.diagnostics.short_run`) says that instead, whatever the batch
+    means look like.
 
     Parameters
     ----------
@@ -461,6 +467,8 @@ def untrusted_headline(result: SimulationResult) -> str | None:
     from .output_analysis import MIN_BATCHES
     from .precision import DEFAULT_STATISTICS
 
+    if result._short is not None:
+        return result._short
     have = result.statistics
     group = next((g for g in DEFAULT_STATISTICS if all(s in have for s in g)), ())
     no_clt, sums = result._no_clt or {}, result._sums or {}

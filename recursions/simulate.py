@@ -174,7 +174,11 @@ def simulate(
         ``mean_wait`` (else ``mean_response``, ``p_loss`` or ``mean_workload``) cannot be
         trusted: the message names them, their effective number of independent batches (0;
         ``result.effective_batches``) against the 16 the interval needs, and suggests
-        ``precision=`` or a longer run (one message with the batch check's); when
+        ``precision=`` or a longer run (one message with the batch check's); with the
+        default batches and no ``precision=``, also when an FCFS run (``JSW``) is shorter
+        than 320 relaxation times of its heavy-traffic approximation
+        (:meth:`recursions.System.relaxation`, :func:`recursions.diagnostics.short_run`):
+        its intervals are then all untrusted, however calm its batch means look; when
         ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then
         includes the transient from the initial state).
 

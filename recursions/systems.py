@@ -22,6 +22,7 @@ class                               map                                         
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -198,6 +199,48 @@ class System:
         0.75
         """
         return float(input.mean_service / (self.capacity * input.mean_interarrival))
+
+    def relaxation(self, input: Any) -> float | None:
+        """Arrivals over which the workload forgets its past in heavy traffic, or ``None``.
+
+        For FCFS G/G/S (:attr:`fcfs`, no loss) near saturation the total workload is close
+        to a reflected Brownian motion with drift ``-(1 - rho) S`` and variance rate
+        ``lambda (ca^2 + cs^2)`` per unit time (service times in units of their mean). Its
+        time averages decorrelate over ``sigma^2 / mu^2`` time units (the integrated
+        autocorrelation time of the canonical reflected Brownian motion is 1), which in
+        arrivals is
+
+        ``T = rho^2 (ca^2 + cs^2) / (1 - rho)^2``
+
+        whatever the number of servers. This is the time scale of Whitt's rules for planning
+        queueing simulations (Management Science 35, 1989). The fixed-budget mode of
+        :func:`recursions.simulate` warns when a run is too short for it. Other systems
+        (loss, routing that does not join the least workload, users' maps) return ``None``:
+        the approximation is not theirs to claim.
+
+        Parameters
+        ----------
+        input : recursions.Input
+            The input; its :attr:`~recursions.Input.variability` gives ``ca^2 + cs^2``.
+
+        Returns
+        -------
+        float or None
+            ``T`` in arrivals; ``None`` when the system, the input or a load ``rho >= 1``
+            leaves it undefined, or when a law has an infinite variance.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> round(rc.JSW(10).relaxation(rc.Poisson(9.0, rc.dists.Exponential(1.0))), 6)
+        162.0
+        """
+        if not self.fcfs or self.has_loss:
+            return None
+        rho, v = self.load(input), input.variability
+        if rho is None or v is None or not 0.0 < rho < 1.0 or not math.isfinite(v):
+            return None
+        return rho * rho * v / (1.0 - rho) ** 2
 
     def check_input(self, input: Any) -> None:
         """Refuse an input this system cannot run on (called by simulate and BackwardDraws).

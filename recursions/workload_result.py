@@ -70,6 +70,9 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
                           "response time" if redundant else "workload found at the joined server")
     # the statistics without a valid standard error; FCFS systems warn about their waits
     no_clt = clt_failures(plan.input, list(sums))
+    # a fixed budget too short for the load's heavy-traffic relaxation time says so
+    short = dg.short_run(system.relaxation(plan.input), int(arr.sum())) if plan.default \
+        else None
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -99,6 +102,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         _fprof=eng.profile_counts(tables.hist[..., half:]),
         _fden=fine[..., eng.JOINED],
         _merge=plan.merge,
+        _short=short,
     )
     if load_msg is None:
         warn_fixed_budget(repr(system), check, result if plan.default else None)

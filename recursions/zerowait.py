@@ -146,6 +146,15 @@ class QueuePolicy:
         if why is not None:
             raise ValueError(why)
 
+    def relaxation(self, input: Any) -> float | None:
+        """``None``: no heavy-traffic relaxation time is claimed for a queue-length policy.
+
+        :meth:`recursions.System.relaxation` gives it for FCFS G/G/S, whose total workload
+        is near a reflected Brownian motion in heavy traffic; these policies are left to the
+        test of their batch means.
+        """
+        return None
+
     @property
     def _d(self) -> int:
         return 1

@@ -145,7 +145,9 @@ def test_long_low_load_run_does_not_warn_and_has_enough_batches():
 
 
 def test_short_heavy_traffic_run_warns_once_and_its_interval_is_untrusted():
-    res, msgs = recorded(rc.JSW(1), mm(1, 0.98), steps=2**12, rng=1)
+    # JIQ declares no heavy-traffic relaxation time (System.relaxation), so the test of
+    # independence of the batch means decides (FCFS: tests/test_short_runs.py)
+    res, msgs = recorded(rc.JIQ(1), mm(1, 0.98), steps=2**12, rng=1)
     iv = res.interval("mean_wait")
     assert not iv.trusted and iv.batches == 0 and res.effective_batches["mean_wait"] == 0
     (msg,) = msgs  # the batch check and the untrusted interval in one message
@@ -155,13 +157,14 @@ def test_short_heavy_traffic_run_warns_once_and_its_interval_is_untrusted():
 
 
 def test_untrusted_interval_warns_without_the_batch_check():
-    # M/M/1 at 0.95 over 2**14 arrivals: the 32 batches of the batch check pass (this seed),
+    # JIQ(2) at 0.95 over 2**14 arrivals: the 32 batches of the batch check pass (this seed),
     # but the 256 batches of 64 arrivals stay correlated down to 16 of them (the relaxation
     # time at this load is several hundred arrivals)
-    res, msgs = recorded(rc.JSW(1), mm(1, 0.95), steps=2**14, rng=1)
+    res, msgs = recorded(rc.JIQ(2), mm(2, 0.95), steps=2**14, rng=1)
     assert res.batch_check is not None and res.batch_check.message() is None
     (msg,) = msgs
-    assert msg.startswith("JSW(servers=1): p_wait and mean_wait: the confidence intervals ")
+    assert msg.startswith("JIQ(servers=2, buffer=None): p_wait and mean_wait: the confidence "
+                          "intervals ")
     assert "0 effective batches" in msg and "256 batches x 1 replication(s)" in msg
     assert not res.interval("p_wait").trusted and not res.interval("mean_wait").trusted
 

@@ -36,7 +36,7 @@ def _close_figures():
 
 @pytest.fixture(scope="module")
 def sim():
-    return rc.simulate(rc.JSW(2), MM2, steps=4_000, rng=1)
+    return rc.simulate(rc.JSW(2), MM2, steps=10_000, rng=1)  # >= 320 x T (T = 18 arrivals)
 
 
 @pytest.fixture(scope="module")
@@ -268,7 +268,7 @@ def test_simulation_summary_is_a_table_of_estimates(sim):
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction"):
         assert rows[name] == _pm(getattr(sim, name))
     assert "p_loss" not in rows  # None: left out
-    assert rows["arrivals"] == "4,000 × 1 replication (warm-up 0)"
+    assert rows["arrivals"] == "10,000 × 1 replication (warm-up 0)"
     assert len(rows) <= 12 and "array(" not in sim._repr_html_()  # no grid, no final state
 
 

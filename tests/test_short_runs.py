@@ -1,0 +1,101 @@
+"""A fixed-budget FCFS run too short for its load's heavy-traffic relaxation time warns.
+
+``System.relaxation`` gives ``T = rho^2 (ca^2 + cs^2) / (1 - rho)^2`` arrivals for FCFS G/G/S
+(the integrated autocorrelation time of the reflected Brownian motion that approximates the
+total workload); a fixed-budget run of fewer than ``320 T`` measured arrivals (32 batch means
+of 10 relaxation times) says its intervals cannot be trusted, whatever its batch means look
+like (issue 26). The expected values here are written from the formula, not from the code.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
+import recursions as rc
+from recursions.diagnostics import short_run
+
+EXP = rc.dists.Exponential(1.0)
+SHORT = "short for its load"
+
+
+def messages(*args, **kwargs) -> tuple[rc.SimulationResult, list[str]]:
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        res = rc.simulate(*args, **kwargs)
+    return res, [str(w.message) for w in got if issubclass(w.category, rc.SimulationWarning)]
+
+
+@pytest.mark.parametrize(("servers", "load", "inp", "ca2_cs2"), [
+    (1, 0.9, lambda lam: rc.Poisson(lam, EXP), 2.0),                           # M/M/1
+    (10, 0.95, lambda lam: rc.Poisson(lam, rc.dists.Deterministic(1.0)), 1.0),  # M/D/10
+    (40, 0.8, lambda lam: rc.Renewal(rc.dists.Erlang(2, rate=2 * lam), EXP), 1.5),  # E2/M/40
+    (3, 0.98, lambda lam: rc.Renewal(rc.dists.Uniform(0.0, 2 / lam),
+                                     rc.dists.Uniform(0.5, 1.5)), 1 / 3 + 1 / 12),
+])
+def test_relaxation_is_the_heavy_traffic_formula(servers, load, inp, ca2_cs2):
+    got = rc.JSW(servers).relaxation(inp(load * servers))
+    assert got == pytest.approx(load**2 * ca2_cs2 / (1 - load) ** 2, rel=1e-12)
+
+
+def test_relaxation_is_not_claimed_where_it_does_not_hold():
+    mm = rc.Poisson(0.9, EXP)
+    assert rc.Loss(1).relaxation(mm) is None                    # loss: never saturates
+    assert rc.JIQ(4).relaxation(rc.Poisson(3.6, EXP)) is None   # not join-the-least-work
+    assert rc.JSW(1).relaxation(rc.Poisson(1.1, EXP)) is None   # rho >= 1: no steady state
+    assert rc.JSW(1).relaxation(rc.Poisson(0.5, rc.dists.Lomax(1.5, mean=1.0))) is None
+    assert rc.JSQ(2).relaxation(rc.Poisson(1.8, EXP)) is None   # a queue-length policy
+    assert rc.Poisson(0.5, rc.dists.Lomax(1.5, mean=1.0)).variability == math.inf
+
+
+def test_short_run_threshold():
+    T = 0.8**2 * 2 / 0.2**2  # M/M/1 at 0.8: 32 arrivals, so 10 240 are needed
+    assert short_run(T, 10_240) is None
+    msg = short_run(T, 10_239)
+    assert msg is not None and SHORT in msg and "10240 arrivals" in msg
+    assert "cannot be trusted" in msg and "precision=" in msg
+    assert short_run(None, 10) is None and short_run(0.0, 10) is None
+
+
+def test_fixed_run_below_the_threshold_warns_and_its_intervals_are_untrusted():
+    need = 640  # M/M/1 at 0.5: T = 0.5^2 * 2 / 0.5^2 = 2 arrivals
+    res, msgs = messages(rc.JSW(1), rc.Poisson(0.5, EXP), steps=need - 1, rng=3)
+    (msg,) = [m for m in msgs if SHORT in m]
+    assert msg.startswith("JSW(servers=1): ") and f"at least {need} arrivals" in msg
+    for stat in ("p_wait", "mean_wait", "mean_workload"):
+        iv = res.interval(stat)
+        assert not iv.trusted and "short for its load" in iv.reason
+    res, msgs = messages(rc.JSW(1), rc.Poisson(0.5, EXP), steps=need, rng=3)
+    assert not any(SHORT in m for m in msgs)
+    assert "short" not in (res.interval("mean_wait").reason or "")
+
+
+def test_the_rule_counts_the_arrivals_of_all_replications():
+    inp = rc.Poisson(0.5, EXP)  # T = 2 arrivals: 640 needed, 160 a replication
+    _, msgs = messages(rc.JSW(1), inp, steps=160, replications=4, rng=3)
+    assert not any(SHORT in m for m in msgs)
+    _, msgs = messages(rc.JSW(1), inp, steps=159, replications=4, rng=3)
+    assert any(SHORT in m for m in msgs)
+
+
+@pytest.mark.parametrize("kw", [{"warmup": "auto"}, {"start": "stationary", "replications": 4}],
+                         ids=["warmup-auto", "start-stationary"])
+def test_warmup_auto_and_exact_starts_warn_too(kw):
+    inp = rc.Poisson(1.9, EXP)  # M/M/2 at 0.95: T = 0.95^2 * 2 / 0.05^2 = 722 arrivals
+    res, msgs = messages(rc.JSW(2), inp, steps=5_000, rng=2, **kw)
+    assert sum(SHORT in m for m in msgs) == 1
+    assert not res.interval("mean_wait").trusted
+    if "start" in kw:  # the replications' own interval does not rest on batch means
+        assert any("replication_interval" in m for m in msgs)
+        assert res.replication_interval["mean_wait"].trusted
+
+
+def test_given_batches_and_precision_mode_are_left_to_their_own_checks():
+    inp = rc.Poisson(0.95, EXP)
+    _, msgs = messages(rc.JSW(1), inp, steps=20_000, batches=64, rng=1)
+    assert not any(SHORT in m for m in msgs)
+    res, msgs = messages(rc.JSW(1), rc.Poisson(0.8, EXP), precision=0.2, rng=1)
+    assert not any(SHORT in m for m in msgs) and res.interval("mean_wait").trusted
