@@ -123,3 +123,77 @@ def test_stage_lengths_nest_round_up_little_and_keep_the_cap(micro):
             stages.g = g2
             n, g = nxt, g2
             assert math.isfinite(n)
+
+
+# -- the options of simulate that stages which go on must honour ------------------------------
+
+MM2 = (rc.JSW(2), rc.Poisson(1.6, D.Exponential(1.0)))
+
+
+def _quiet(*args, **kwargs) -> rc.SimulationResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        return rc.simulate(*args, **kwargs)
+
+
+def test_a_given_start_goes_on_from_it():
+    w0 = np.array([[3.0, 5.0]])
+    res = _quiet(*MM2, precision=0.1, rng=3, w0=w0)
+    rep = res.precision
+    assert res.start == "given" and rep.stages >= 2 and rep.steps_used == rep.steps
+    one = _quiet(*MM2, rep.steps, batches=modes.BASE_BATCHES, rng=3, w0=w0)
+    for name in ("p_wait", "mean_wait"):
+        np.testing.assert_allclose(res._sums[name][0], one._sums[name][0], rtol=1e-12)
+        np.testing.assert_allclose(res._sums[name][1], one._sums[name][1], rtol=1e-12)
+
+
+def test_auto_warmup_cuts_whole_batches_of_the_run_that_went_on():
+    # from far above the stationary level MSER cuts the transient: the stages went on, and
+    # what is kept is the last stage's run without its first batches
+    w0 = np.array([[60.0, 80.0]])
+    res = _quiet(*MM2, precision=0.1, rng=3, warmup="auto", w0=w0)
+    rep = res.precision
+    assert rep.stages >= 2 and rep.steps_used == rep.steps and res.warmup > 0
+    assert res.warmup + res.steps == rep.steps and res.warmup_rule == "mser"
+    one = _quiet(*MM2, rep.steps, batches=modes.BASE_BATCHES, rng=3, w0=w0)
+    for name in ("p_wait", "mean_wait"):
+        num, den = res._sums[name]
+        cut = one._sums[name][0].shape[-1] - num.shape[-1]
+        assert cut * rep.steps // modes.BASE_BATCHES == res.warmup
+        np.testing.assert_allclose(num, one._sums[name][0][..., cut:], rtol=1e-12)
+        np.testing.assert_allclose(den, one._sums[name][1][..., cut:], rtol=1e-12)
+
+
+def test_exact_starts_go_on_and_keep_their_replication_interval():
+    import coupling  # noqa: F401  (registers the exact samplers)
+
+    res = _quiet(*MM2, precision=0.1, rng=3, start="stationary", replications=4)
+    rep = res.precision
+    assert res.start == "stationary" and res.warmup == 0
+    assert rep.steps_used == rep.steps * 4
+    assert res.replication_interval["mean_wait"].batches == 4
+
+
+def test_a_progress_bar_changes_no_number(capsys):
+    plain = _quiet(*MM2, precision=0.1, rng=3)
+    shown = _quiet(*MM2, precision=0.1, rng=3, progress=True)
+    assert shown.precision.steps == plain.precision.steps
+    for name in ("p_wait", "mean_wait"):
+        np.testing.assert_array_equal(shown._sums[name][0], plain._sums[name][0])
+    capsys.readouterr()
+
+
+def test_a_reference_profile_is_compared_at_the_end_and_changes_no_number():
+    import loynes as ly
+
+    system, inp = rc.JIQ(40), rc.Poisson(32.0, D.Exponential(1.0))  # heap engine
+    eq = ly.jiq_equilibrium(0.8, D.Exponential(1.0))
+    plain = _quiet(system, inp, precision=0.005, statistics=["mean_workload"], rng=3,
+                   warmup=2000)
+    ref = _quiet(system, inp, precision=0.005, statistics=["mean_workload"], rng=3,
+                 warmup=2000, reference=eq)
+    assert plain.precision.stages >= 2 and ref.precision.steps == plain.precision.steps
+    np.testing.assert_array_equal(ref._sums["mean_workload"][0],
+                                  plain._sums["mean_workload"][0])
+    assert plain.sup_error is None and ref.sup_error is not None
+    assert 0.0 <= ref.sup_error.value < 0.2
