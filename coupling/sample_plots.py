@@ -13,14 +13,11 @@ functions only (``pip install 'queue-recursions[plot]'``).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from recursions.plots import axes, title
-
-if TYPE_CHECKING:
-    from .perfect_result import PerfectSample
 
 __all__ = ["erlang_c", "mmc_rates", "mmc_wait", "perfect_sample"]
 
@@ -124,7 +121,39 @@ def mmc_wait(servers: int, arrival_rate: float, service_rate: float
             servers * service_rate - arrival_rate)
 
 
-def perfect_sample(ps: PerfectSample, ax: Any = None, *, bins: int = 30,
+class Drawable(Protocol):
+    """What :func:`perfect_sample` reads of a :class:`~coupling.PerfectSample`.
+
+    Written out here so that this module needs nothing from the one that defines the result
+    (which imports this one when asked to draw).
+    """
+
+    @property
+    def system(self) -> str: ...
+
+    @property
+    def input(self) -> str: ...
+
+    @property
+    def samples(self) -> np.ndarray: ...
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def found(self) -> np.ndarray | None: ...
+
+    @property
+    def has_loss(self) -> bool: ...
+
+    @property
+    def p_wait(self) -> Any: ...  # an Estimate, or None
+
+
+def perfect_sample(ps: Drawable, ax: Any = None, *, bins: int = 30,
                    exact: bool = True) -> Any:
     """Draw :meth:`PerfectSample.plot <coupling.PerfectSample.plot>`."""
     ax = axes(ax, "PerfectSample.plot()")
