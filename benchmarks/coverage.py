@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import inspect
 import math
@@ -425,6 +426,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="ly.sweep's max_workers (default: its automatic choice)")
     ap.add_argument("--out", type=Path, default=RESULTS,
                     help="folder of the table, references and checkpoints")
+    ap.add_argument("--reference-steps", type=int, default=None,
+                    help="arrivals of the long reference runs (JIQ, LL(2); default 2e7): "
+                         "their standard error should be well below the intervals' half-width")
     ap.add_argument("--csv", action="store_true",
                     help="also write benchmarks/results/coverage.csv (as every benchmark)")
     args = ap.parse_args(argv)
@@ -450,6 +454,8 @@ def main(argv: Sequence[str] | None = None) -> Rows:
     if not chosen:
         raise SystemExit(f"no cell matches {args.cells!r}")
     budget = Budget(2 * 10**4, 2 * 10**5, 200) if args.quick else Budget()
+    if args.reference_steps is not None:
+        budget = dataclasses.replace(budget, reference_steps=args.reference_steps)
     suffix = "_quick" if args.quick else ""
     ref = references(chosen, args.out / f"coverage_reference{suffix}.csv", budget)
     rows = []

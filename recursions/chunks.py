@@ -25,7 +25,11 @@ import numpy as np
 
 from .plan import RunPlan
 
-__all__ = ["BlockDraws", "Kernel", "KernelDraws", "Tables", "run_chunks"]
+__all__ = ["DEFAULT_LEVELS", "BlockDraws", "Kernel", "KernelDraws", "Tables", "batch_doubles",
+           "run_chunks"]
+
+DEFAULT_LEVELS = 33
+"""Levels of the profile grid when the user gives none (:meth:`Tables.fixed`)."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,17 @@ class Tables:
         """The user's grid, else 33 levels to ``max(4 E[sigma], current_max)``."""
         g = plan.grid
         if g is None:
-            g = np.linspace(0.0, max(4.0 * plan.input.mean_service, current_max), 33)
+            g = np.linspace(0.0, max(4.0 * plan.input.mean_service, current_max),
+                            DEFAULT_LEVELS)
         return cls(g, np.zeros((plan.replications, plan.batches, 2 * (g.size + 1))))
+
+
+def batch_doubles(plan: RunPlan) -> int:
+    """Doubles one batch of one replication keeps: its sums and its two level histograms."""
+    from ._stats import N_STATS
+
+    levels = DEFAULT_LEVELS if plan.grid is None else plan.grid.size
+    return N_STATS + 2 * (levels + 1)
 
 
 class Kernel(Protocol):

@@ -320,15 +320,14 @@ MICRO_DOUBLES = 2**25
 def _stages(system: Any, input: Any, once: Any, quietly: Any, base: int, nrep: int,
             warmup: int, options: dict[str, Any]) -> _Retraced | _Continued:
     """How the stages run: going on where the engine can (``continues``), else retraced."""
-    from ._stats import N_STATS
+    from .chunks import batch_doubles
     from .simulate import planned
 
     plan, engine = planned(system, input, FIRST_STEPS, warmup=warmup, replications=nrep,
                            batches=base, **options)
     if not engine.continues or plan.record:
         return _Retraced(once, base, nrep, warmup)
-    per_batch = N_STATS + 2 * ((33 if plan.grid is None else plan.grid.size) + 1)
-    micro = max(1, min(MICRO, MICRO_DOUBLES // (base * per_batch * nrep)))
+    micro = max(1, min(MICRO, MICRO_DOUBLES // (base * batch_doubles(plan) * nrep)))
     return _Continued(plan, engine, system, quietly, base, micro)
 
 

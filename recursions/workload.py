@@ -19,7 +19,7 @@ from . import diagnostics as dg
 from . import heap as hp
 from ._memory import require_memory
 from ._rng import as_seed_sequence, child, forward_generator
-from .chunks import BlockDraws, Draws, KernelDraws, Tables, run_chunks
+from .chunks import BlockDraws, Draws, KernelDraws, Tables, batch_doubles, run_chunks
 from .engines import register
 from .plan import RunPlan
 from .result import SimulationResult
@@ -363,7 +363,7 @@ class _WorkloadEngine:
         every = max(1, S) if plan.profile_every is None else plan.profile_every
         self._check_snapshots(plan, every, S)
         grid_size = None if plan.grid is None else plan.grid.size
-        per_rep = (float(plan.batches) * (eng.N_STATS + 2 * ((grid_size or 33) + 1))
+        per_rep = (float(plan.batches) * batch_doubles(plan)
                    + float(plan.chunk) * (2 + max(system.uniforms, 1))
                    + float((plan.steps or 0) if plan.record else 0) * S)
         parts = [f"batches={plan.batches}", f"chunk={plan.chunk}", f"replications={nrep}"]
