@@ -402,6 +402,24 @@ def check_bounded(chk: Check) -> StabilityReport:
         "block the rest), so the state stays bounded"))
 
 
+@register("queue-length", tests=lambda chk: 0)
+def check_queue_length(chk: Check) -> StabilityReport:
+    """Queue-length policies with infinite buffers: only condition (3) decides, as necessary.
+
+    With a buffer they are in the ``"bounded"`` family. Without, a load at or above 1 is
+    UNSTABLE by (3); below 1 the check implements no theorem for these policies and has no
+    workload map to run a growth test on, so it says UNDECIDED and why.
+    """
+    bad = fails_3(chk, condition_3(chk))
+    if bad is not None:
+        return bad
+    return chk.report("undecided", Basis(
+        "none", "none", math.nan, "(3) holds, which is necessary; no stability theorem for "
+        f"{type(chk.system).__name__} with infinite buffers is implemented here, and a "
+        "queue-length policy has no workload map for the growth test: simulate it "
+        "(rc.simulate) and read its batch check, or give it a buffer (then it is bounded)"))
+
+
 RENOVATION_BATCHES = 32
 LOSS_REPLICATIONS = 2
 

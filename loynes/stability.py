@@ -74,7 +74,9 @@ def check_stability(
     ----------
     system : recursions.System
         JSW, JpSW, Loss, RandomRouting, JIQ (with or without buffer), LeastOfD, Envelope,
-        SplitBound or Redundancy.
+        SplitBound, Redundancy, or a queue-length policy (JSQ, I1F, PowerOfD: with a buffer
+        it is bounded; without, only condition (3) decides, and below load 1 the answer is
+        UNDECIDED).
     input : recursions.Input
         Any input (Poisson, renewal, periodic, Markov-modulated).
     rng : int, Generator, SeedSequence or None, default 1
@@ -114,7 +116,8 @@ def check_stability(
     if not isinstance(system, rc.System) or family not in FAMILIES:
         raise TypeError(
             "check_stability judges JSW, JpSW, Loss, RandomRouting, JIQ, LeastOfD, Envelope, "
-            f"SplitBound and Redundancy systems, got {type(system).__name__}")
+            "SplitBound, Redundancy and queue-length (JSQ, I1F, PowerOfD) systems, got "
+            f"{type(system).__name__}")
     system.check_input(input)
     horizon = check_count(horizon, "horizon")
     steps = check_count(steps, "steps", 4)

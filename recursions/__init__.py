@@ -29,8 +29,10 @@ integer codes of the engines       :mod:`recursions.codes`
 large-n event engine               :mod:`recursions.heap` (used by ``simulate``)
 ``JobClass``, ``Redundancy``       :mod:`recursions.redundancy` (map ``redundancy`` in
                                    :mod:`recursions.maps`)
-``JSQ``, ``I1F``, ``PowerOfD``     :mod:`recursions.zerowait` (queue-length systems, run by
-                                   ``simulate``; :ref:`Theory › Zero waiting <theory-zero-wait>`)
+``JSQ``, ``I1F``, ``PowerOfD``     :mod:`recursions.queue_policies` (queue-length systems, run
+                                   by ``simulate`` on the engines of :mod:`recursions.zerowait`,
+                                   kernels in :mod:`recursions.queue_kernels`;
+                                   :ref:`Theory › Zero waiting <theory-zero-wait>`)
 =================================  ============================================================
 
 Examples
@@ -48,11 +50,11 @@ from .codes import LOST
 from .diagnostics import SimulationWarning
 from .estimate import Estimate
 from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
+from .queue_policies import I1F, JSQ, PowerOfD
 from .redundancy import JobClass, Redundancy
 from .simulate import SimulationResult, simulate
 from .systems import JIQ, JSW, Envelope, JpSW, LeastOfD, Loss, RandomRouting, SplitBound, System
 from .user_map import Map, MapContractError, SlowMapWarning
-from .zerowait import I1F, JSQ, PowerOfD
 
 __version__ = "0.1.0"
 

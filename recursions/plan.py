@@ -84,8 +84,9 @@ KernelLaws = tuple[int, np.ndarray, int, np.ndarray]
 class Simulable(Protocol):
     """What :func:`recursions.simulate` asks of a system: its servers, engines and inputs.
 
-    Every :class:`recursions.System` and every queue-length policy of
-    :mod:`recursions.zerowait` declares these.
+    Every :class:`recursions.System` declares these (the workload maps and the queue-length
+    policies of :mod:`recursions.queue_policies` alike); a system of your own that is not a
+    ``System`` needs only these three to reach the engines' refusals.
 
     Examples
     --------

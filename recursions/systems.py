@@ -30,7 +30,7 @@ import numpy as np
 
 from . import maps
 from ._validate import check_int, check_nonnegative
-from .codes import EnvelopeBase, HeapPolicy
+from .codes import EnvelopeBase, HeapPolicy, QueueCode
 from .inputs import check_input
 
 __all__ = [
@@ -133,6 +133,17 @@ class System:
         """``(policy, d)`` of the large-n event engine (:mod:`recursions.heap`), or ``None``.
 
         ``d`` is the number of sampled servers (LL(d)) or the largest ``d`` (redundancy), else 0.
+        """
+        return None
+
+    @property
+    def queue_policy(self) -> tuple[QueueCode, int, int] | None:
+        """``(code, buffer, d)`` for the queue-length engines, or ``None`` (a workload map).
+
+        ``code`` names the routing rule (:class:`recursions.codes.QueueCode`), ``buffer`` the
+        jobs a server holds (0: unbounded) and ``d`` the servers sampled (PowerOfD, else 1).
+        Systems that route by queue lengths declare it (:mod:`recursions.queue_policies`,
+        :class:`JIQ`), and the engines of :mod:`recursions.zerowait` run them.
         """
         return None
 
@@ -572,6 +583,11 @@ class JIQ(System):
     def heap_policy(self) -> tuple[HeapPolicy, int] | None:
         """Idle server, else a uniform one; with a buffer JIQ is a queue-length system."""
         return (HeapPolicy.JIQ, 0) if self.buffer is None else None
+
+    @property
+    def queue_policy(self) -> tuple[QueueCode, int, int]:
+        """``(QueueCode.JIQ, buffer or 0, 1)``: the queue-length engines run JIQ too."""
+        return QueueCode.JIQ, self.buffer or 0, 1
 
     @property
     def engines(self) -> tuple[str, ...]:

@@ -1,23 +1,15 @@
-"""Queue-length load balancing with finite buffers: zero-waiting policies.
+"""The queue-length engines: exact simulation of the zero-waiting policies.
 
-The theory (Liu, Gong and Ying 2022): :ref:`Theory › Zero waiting <theory-zero-wait>`.
+The theory (Liu, Gong and Ying 2022): :ref:`Theory › Zero waiting <theory-zero-wait>`. The
+policies (:class:`JSQ`, :class:`I1F`, :class:`PowerOfD`, and :class:`recursions.JIQ` with or
+without a buffer) are systems of :mod:`recursions.queue_policies`, imported here too so that
+``recursions.zerowait.JSQ`` keeps working: ``N`` FIFO servers, each holding at most ``b``
+jobs (an arrival routed to a full server is blocked and lost), Poisson arrivals of rate
+``lambda N``, routing by queue lengths only.
 
-``N`` FIFO servers, each holding at most ``b`` jobs (one in service, ``b - 1`` waiting; an arrival
-routed to a full server is blocked and lost), Poisson arrivals of rate ``lambda N``. The policies
-see only queue lengths:
-
-=========================  ==================================================================
-policy                      an arrival joins
-=========================  ==================================================================
-:class:`JSQ`                a server with the fewest jobs (ties uniformly)
-:class:`recursions.JIQ`     an idle server if any, else a uniformly random server
-:class:`I1F`                an idle server if any, else one with exactly one job if any, else
-                            a uniformly random server (Gupta & Walton 2019)
-:class:`PowerOfD`           the shortest of ``d`` servers sampled without replacement (ties
-                            uniformly)
-=========================  ==================================================================
-
-:func:`simulate_queues` runs them with one of two exact engines:
+:func:`simulate_queues` (and :func:`recursions.simulate`, through the engines registered
+here) runs them with one of two exact engines, whose compiled kernels are in
+:mod:`recursions.queue_kernels`:
 
 * ``"queues"`` -- a per-server event simulation valid for *any* service law: a binary min-heap
   of the busy servers' next event times, and servers kept in a permutation sorted by queue length
@@ -35,28 +27,27 @@ zero-waiting experiments. All randomness is drawn outside the kernels in blocks.
 from __future__ import annotations
 
 import math
-import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import numpy as np
 
-from ._jit import jit
 from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
-from ._validate import MAX_COUNT, check_count
-from .codes import QueueCode
+from ._validate import MAX_COUNT, check_count, check_int
 from .diagnostics import batch_check
 from .dists import Coxian, Law
 from .engines import register, unhonoured
 from .estimate import Estimate, ratio_estimate
-from .inputs import Input, check_input, is_poisson
+from .inputs import Input, check_input
 from .output_analysis import clt_failures, merge_batches
 from .plan import default_batches
+from .queue_kernels import counts_kernel, queues_kernel
+from .queue_policies import I1F, JSQ, PowerOfD, QueuePolicy, poisson_refusal, sub_halfin_whitt_rate
 from .result import SimulationResult, warn_fixed_budget
-from .systems import JIQ
+from .systems import System
 
 __all__ = [
     "I1F",
@@ -68,8 +59,6 @@ __all__ = [
     "sub_halfin_whitt_rate",
 ]
 
-# policy codes understood by the kernels
-_JSQ, _JIQ, _I1F, _POD = (int(c) for c in QueueCode)
 # measurement modes
 _STEPS, _TIME = 0, 1
 # kernel return codes
@@ -83,577 +72,6 @@ _F_T, _F_T0, _F_TNEXT = range(3)
 
 _CHUNK_EVENTS = 1 << 16
 _CHUNK_ARRIVALS = 1 << 14
-
-
-def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    v = int(value)
-    if v < lo or (hi is not None and v > hi):
-        allowed = f"in [{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be an integer {allowed}, got {v}")
-    return v
-
-
-def _check_buffer(value: Any) -> int | None:
-    return None if value is None else _check_int(value, "buffer", 1)
-
-
-# ------------------------------------------------------------------------------------------
-# systems
-# ------------------------------------------------------------------------------------------
-class QueuePolicy:
-    """Base class of the queue-length policies simulated by :func:`simulate_queues`.
-
-    Subclasses are frozen dataclasses with fields ``servers`` and ``buffer`` (``None``: infinite
-    buffers; else each server holds at most ``buffer`` jobs).
-    """
-
-    servers: int
-    buffer: int | None
-    _code: int = -1
-    engines: ClassVar[tuple[str, ...]] = ("queues", "counts")
-    """The engines that run it (:mod:`recursions.engines`), as every system declares them."""
-    heap_policy: ClassVar[None] = None
-    """No large-n event engine on workloads: queue lengths are what it keeps."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "servers", _check_int(self.servers, "servers", 1))
-        object.__setattr__(self, "buffer", _check_buffer(self.buffer))
-
-    def check_input(self, input: Any) -> None:
-        """Refuse an input the queue-length engines cannot run: they need Poisson arrivals.
-
-        Parameters
-        ----------
-        input : recursions.Input
-            The input.
-
-        Raises
-        ------
-        TypeError
-            If ``input`` is not a :class:`~recursions.Input`.
-        ValueError
-            If it carries arrivals only, or its arrivals are not Poisson.
-
-        Examples
-        --------
-        >>> import recursions as rc
-        >>> rc.JSQ(2).check_input(rc.Poisson(1.0, rc.dists.Exponential(1.0)))
-        """
-        check_input(input)
-        why = _input_refusal(self, input)
-        if why is not None:
-            raise ValueError(why)
-
-    def relaxation(self, input: Any) -> float | None:
-        """``None``: no heavy-traffic relaxation time is claimed for a queue-length policy.
-
-        :meth:`recursions.System.relaxation` gives it for FCFS G/G/S, whose total workload
-        is near a reflected Brownian motion in heavy traffic; these policies are left to the
-        test of their batch means.
-        """
-        return None
-
-    @property
-    def _d(self) -> int:
-        return 1
-
-
-@dataclass(frozen=True)
-class JSQ(QueuePolicy):
-    """Join the Shortest Queue: a server with the fewest jobs, ties broken uniformly.
-
-    An arrival is blocked only when every server holds ``buffer`` jobs.
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``N >= 1``.
-    buffer : int, optional
-        Capacity ``b >= 1`` of each FIFO server (jobs in service and waiting). ``None``
-        (default): infinite.
-
-    Examples
-    --------
-    >>> import recursions.zerowait as zw
-    >>> zw.JSQ(100, buffer=10)
-    JSQ(servers=100, buffer=10)
-    """
-
-    servers: int
-    buffer: int | None = None
-    _code = _JSQ
-
-
-@dataclass(frozen=True)
-class I1F(QueuePolicy):
-    """Idle-One-First (Gupta & Walton 2019).
-
-    An idle server if any, else a server with exactly one job if any, else a uniformly random
-    server (blocked if that one is full).
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``N >= 1``.
-    buffer : int, optional
-        Capacity ``b >= 1`` of each FIFO server; ``None`` (default): infinite.
-
-    Examples
-    --------
-    >>> import recursions.zerowait as zw
-    >>> zw.I1F(10, buffer=1).buffer
-    1
-    """
-
-    servers: int
-    buffer: int | None = None
-    _code = _I1F
-
-
-@dataclass(frozen=True)
-class PowerOfD(QueuePolicy):
-    """Power-of-d: sample ``d`` distinct servers uniformly, join the shortest (ties uniformly).
-
-    Blocked when all ``d`` sampled servers are full. ``PowerOfD(N, N)`` is :class:`JSQ`; the
-    paper's LB-zero member takes ``d`` of order ``N^alpha log N``.
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``N >= 1``.
-    d : int
-        Sampled servers, ``1 <= d <= N``.
-    buffer : int, optional
-        Capacity ``b >= 1`` of each FIFO server; ``None`` (default): infinite.
-
-    Examples
-    --------
-    >>> import recursions.zerowait as zw
-    >>> zw.PowerOfD(50, 2, buffer=5)
-    PowerOfD(servers=50, d=2, buffer=5)
-    """
-
-    servers: int
-    d: int
-    buffer: int | None = None
-    _code = _POD
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "d", _check_int(self.d, "d", 1, self.servers))
-
-    @property
-    def _d(self) -> int:
-        return self.d
-
-
-def sub_halfin_whitt_rate(servers: int, alpha: float) -> float:
-    """Per-server load ``lambda = 1 - N^{-alpha}`` of the sub-Halfin-Whitt regime.
-
-    See :ref:`Theory › Zero waiting, the regime <theory-zero-wait-regime>`.
-
-    The paper's theorems need ``0 < alpha < 0.5``; its simulations also use ``alpha = 0.5``.
-    Any ``alpha`` in ``(0, 1)`` is accepted. The total arrival rate is ``N * lambda``:
-    ``rc.Poisson(N * lam, service)``.
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``N >= 2`` (``N = 1`` would give ``lambda = 0``).
-    alpha : float
-        Exponent in ``(0, 1)``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(sub_halfin_whitt_rate(100, 0.5), 6)
-    0.9
-    """
-    n = _check_int(servers, "servers", 2)
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise TypeError(f"alpha must be a real number, got {type(alpha).__name__}") from None
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    return 1.0 - n ** (-a)
-
-
-# ------------------------------------------------------------------------------------------
-# kernels
-# ------------------------------------------------------------------------------------------
-@jit
-def _choose_level(code, C, n, d, lgc, u):
-    """Queue length of the server an arrival is routed to (``C[j]``: servers with ``j`` jobs).
-
-    Returns a level in ``[0, len(C) - 1]``; the caller blocks the arrival when it is the buffer.
-    Within the level the server is uniform (exchangeability), chosen by the caller.
-    """
-    top = C.shape[0] - 1
-    if code == 0:  # JSQ: least occupied level
-        j = 0
-        while j < top and C[j] == 0:
-            j += 1
-        return j
-    if code == 3:  # PowerOfD: P(min of d sampled >= j) = C(n_{>=j}, d) / C(n, d) (hypergeometric)
-        nge = n
-        for j in range(top):
-            nxt = nge - C[j]
-            if nxt < d:
-                return j
-            g = math.exp(math.lgamma(nxt + 1.0) - math.lgamma(nxt - d + 1.0) - lgc)
-            if u >= g:
-                return j
-            nge = nxt
-        return top
-    if C[0] > 0:  # JIQ and I1F: idle first
-        return 0
-    if code == 2 and top >= 1 and C[1] > 0:  # I1F: then a server with exactly one job
-        return 1
-    x = u * n  # uniformly random server: its level has probability C[j] / n
-    acc = 0.0
-    last = 0
-    for j in range(top + 1):
-        if C[j] > 0:
-            acc += C[j]
-            last = j
-            if x < acc:
-                return j
-    return last
-
-
-@jit
-def _add_time(acc, bi, dt, busy, jobs, bph):
-    acc[bi, 4] += dt
-    acc[bi, 5] += busy * dt
-    acc[bi, 6] += jobs * dt
-    for m in range(bph.shape[0]):
-        acc[bi, 7 + m] += bph[m] * dt
-
-
-@jit
-def _accumulate(acc, mode, nb, horizon, t0, batch, a, b, busy, jobs, bph):
-    """Add the time integrals of the (constant) state over ``[a, b]`` to the right batches."""
-    if b <= a:
-        return
-    if mode == 0:  # batches by arrivals: the whole interval belongs to the current batch
-        _add_time(acc, batch, b - a, busy, jobs, bph)
-        return
-    bi = int((a - t0) * nb / horizon)
-    bi = min(max(bi, 0), nb - 1)
-    while True:
-        bend = t0 + (bi + 1) * horizon / nb if bi < nb - 1 else b
-        seg = min(b, bend)
-        if seg > a:
-            _add_time(acc, bi, seg - a, busy, jobs, bph)
-        if b <= bend or bi >= nb - 1:
-            return
-        a = seg
-        bi += 1
-
-
-@jit
-def _arrival_batch(mode, nb, steps, horizon, t0, k, t):
-    if mode == 0:
-        return (k * nb) // steps
-    return min(max(int((t - t0) * nb / horizon), 0), nb - 1)
-
-
-@jit
-def _counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc, mode, warm,
-                   steps, horizon, nb):
-    """Gillespie simulation of the counts chain until the draws run out, or done, or growth.
-
-    ``Q[j, m]``: servers with ``j >= 1`` jobs whose job in service is in phase ``m``; ``C[j]``:
-    servers with ``j`` jobs (``C[0]`` idle); ``B[m] = sum_j Q[j, m]``. ``b = 0`` means infinite
-    buffers (the caller grows ``Q`` and ``C`` when the top level is reached). Per event: one
-    exponential ``E`` and four uniforms ``U`` (event and, rescaled, phase and level of a
-    completion; continuation; routing level; routing phase). Transitions as in
-    Liu, Gong and Ying (2022), §4.
-    """
-    nph = mu.shape[0]
-    top = C.shape[0] - 1
-    off = ist[0]
-    nev = E.shape[0]
-    t = fst[0]
-    while off < nev:
-        rate = lam
-        for m in range(nph):
-            rate += mu[m] * B[m]
-        te = t + E[off] / rate
-        meas = ist[4] == 1
-        if meas and mode == 1 and te > fst[1] + horizon:
-            _accumulate(acc, mode, nb, horizon, fst[1], ist[5], t, fst[1] + horizon,
-                        n - C[0], ist[3], B)
-            fst[0] = fst[1] + horizon
-            ist[0] = off
-            return 1
-        if meas:
-            _accumulate(acc, mode, nb, horizon, fst[1], ist[5], t, te, n - C[0], ist[3], B)
-        t = te
-        x = U[off, 0] * rate
-        if x < lam:  # ---- arrival
-            if ist[4] == 0 and ist[2] == warm:
-                ist[4] = 1
-                fst[1] = t
-                meas = True
-            j = _choose_level(code, C, n, d, lgc, U[off, 2])
-            blocked = b > 0 and j == b
-            if meas:
-                k = ist[2] - warm
-                if mode == 0 and k == steps:
-                    fst[0] = t
-                    ist[0] = off
-                    return 1
-                bi = _arrival_batch(mode, nb, steps, horizon, fst[1], k, t)
-                ist[5] = bi
-                acc[bi, 0] += 1.0
-                if j >= 1:
-                    acc[bi, 1] += 1.0
-                if blocked:
-                    acc[bi, 2] += 1.0
-                if C[0] == 0:
-                    acc[bi, 3] += 1.0
-            ist[2] += 1
-            off += 1
-            if not blocked:
-                if j == 0:
-                    C[0] -= 1
-                    C[1] += 1
-                    Q[1, 0] += 1
-                    B[0] += 1
-                else:  # the job in service keeps its phase
-                    y = U[off - 1, 3] * C[j]
-                    s = 0.0
-                    m_sel = -1
-                    for m in range(nph):
-                        if Q[j, m] > 0:
-                            s += Q[j, m]
-                            m_sel = m
-                            if y < s:
-                                break
-                    Q[j, m_sel] -= 1
-                    Q[j + 1, m_sel] += 1
-                    C[j] -= 1
-                    C[j + 1] += 1
-                ist[3] += 1
-                if b == 0 and C[top] > 0:
-                    fst[0] = t
-                    ist[0] = off
-                    return 2
-        else:  # ---- a phase completion: phase m w.p. mu_m B_m / sum, level j w.p. Q[j,m]/B_m
-            x -= lam
-            s = 0.0
-            m_sel = -1
-            y = 0.0
-            for m in range(nph):
-                w = mu[m] * B[m]
-                if w > 0.0:
-                    m_sel = m
-                    y = (x - s) / mu[m]
-                    s += w
-                    if x < s:
-                        break
-            y = min(y, B[m_sel] - 0.5)
-            s = 0.0
-            j_sel = -1
-            for jj in range(1, top + 1):
-                if Q[jj, m_sel] > 0:
-                    s += Q[jj, m_sel]
-                    j_sel = jj
-                    if y < s:
-                        break
-            Q[j_sel, m_sel] -= 1
-            B[m_sel] -= 1
-            if U[off, 1] < p[m_sel]:  # next phase
-                Q[j_sel, m_sel + 1] += 1
-                B[m_sel + 1] += 1
-            else:  # departure; the next job (if any) starts in phase 1
-                C[j_sel] -= 1
-                C[j_sel - 1] += 1
-                ist[3] -= 1
-                if j_sel >= 2:
-                    Q[j_sel - 1, 0] += 1
-                    B[0] += 1
-            off += 1
-    fst[0] = t
-    ist[0] = off
-    return 0
-
-
-@jit
-def _sift_up(heap, key, k):
-    i = heap[k]
-    kk = key[i]
-    while k > 0:
-        parent = (k - 1) // 2
-        pi = heap[parent]
-        if key[pi] <= kk:
-            break
-        heap[k] = pi
-        k = parent
-    heap[k] = i
-
-
-@jit
-def _sift_down(heap, key, k, size):
-    i = heap[k]
-    kk = key[i]
-    while True:
-        c = 2 * k + 1
-        if c >= size:
-            break
-        if c + 1 < size and key[heap[c + 1]] < key[heap[c]]:
-            c += 1
-        if key[heap[c]] >= kk:
-            break
-        heap[k] = heap[c]
-        k = c
-    heap[k] = i
-
-
-@jit
-def _move(perm, pos, i, target):
-    o = perm[target]
-    pi = pos[i]
-    perm[target] = i
-    pos[i] = target
-    perm[pi] = o
-    pos[o] = pi
-
-
-@jit
-def _queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, phase, dur, nphs,
-                   bph, ist, fst, tau, UR, D, NP, acc, mode, warm, steps, horizon, nb):
-    """Per-server FIFO event simulation until a block runs out, or done, or growth.
-
-    Servers sit in ``perm`` sorted by queue length, level ``l`` in ``perm[start[l]:start[l+1]]``
-    (``pos`` inverts ``perm``; ``C[l]`` counts level ``l``). Busy servers sit in a binary
-    min-heap on ``key`` (end of the current phase of their job in service; a non-phase-type law
-    is one phase). Arrival ``k`` uses ``tau[k]`` and two routing uniforms ``UR[k]``; the ``s``-th
-    service start uses the phase durations ``D[s, :NP[s]]`` (service times are i.i.d. and
-    independent of the routing, so they may be drawn when service starts).
-    """
-    top = C.shape[0] - 1
-    na = tau.shape[0]
-    ns = D.shape[0]
-    aoff = ist[0]
-    soff = ist[1]
-    hs = ist[6]
-    t = fst[0]
-    status = 0
-    while True:
-        if aoff == na:
-            status = 0
-            break
-        if soff == ns:
-            status = 3
-            break
-        tnext = fst[2]
-        is_arrival = True
-        te = tnext
-        if hs > 0 and key[heap[0]] < tnext:
-            is_arrival = False
-            te = key[heap[0]]
-        meas = ist[4] == 1
-        if meas and mode == 1 and te > fst[1] + horizon:
-            _accumulate(acc, mode, nb, horizon, fst[1], ist[5], t, fst[1] + horizon,
-                        n - C[0], ist[3], bph)
-            t = fst[1] + horizon
-            status = 1
-            break
-        if meas:
-            _accumulate(acc, mode, nb, horizon, fst[1], ist[5], t, te, n - C[0], ist[3], bph)
-        t = te
-        if is_arrival:
-            if ist[4] == 0 and ist[2] == warm:
-                ist[4] = 1
-                fst[1] = t
-                meas = True
-            if meas and mode == 0 and ist[2] - warm == steps:
-                status = 1
-                break
-            j = _choose_level(code, C, n, d, lgc, UR[aoff, 0])
-            blocked = b > 0 and j == b
-            if meas:
-                k = ist[2] - warm
-                bi = _arrival_batch(mode, nb, steps, horizon, fst[1], k, t)
-                ist[5] = bi
-                acc[bi, 0] += 1.0
-                if j >= 1:
-                    acc[bi, 1] += 1.0
-                if blocked:
-                    acc[bi, 2] += 1.0
-                if C[0] == 0:
-                    acc[bi, 3] += 1.0
-            ist[2] += 1
-            if not blocked:
-                cnt = C[j]
-                i = perm[start[j] + min(int(UR[aoff, 1] * cnt), cnt - 1)]
-                # one more job at server i: move it to the end of its level, shift the boundary
-                _move(perm, pos, i, start[j + 1] - 1)
-                start[j + 1] -= 1
-                C[j] -= 1
-                C[j + 1] += 1
-                qlen[i] = j + 1
-                ist[3] += 1
-                if j == 0:  # starts service at once
-                    for m in range(NP[soff]):
-                        dur[i, m] = D[soff, m]
-                    nphs[i] = NP[soff]
-                    soff += 1
-                    phase[i] = 0
-                    bph[0] += 1
-                    key[i] = t + dur[i, 0]
-                    heap[hs] = i
-                    hs += 1
-                    _sift_up(heap, key, hs - 1)
-            fst[2] = t + tau[aoff]
-            aoff += 1
-            if b == 0 and C[top] > 0:
-                status = 2
-                break
-        else:
-            i = heap[0]
-            ph = phase[i]
-            bph[ph] -= 1
-            if ph + 1 < nphs[i]:  # next phase of the same job
-                phase[i] = ph + 1
-                bph[ph + 1] += 1
-                key[i] = t + dur[i, ph + 1]
-                _sift_down(heap, key, 0, hs)
-            else:  # departure: one job fewer at server i, at the start of its level
-                j = qlen[i]
-                _move(perm, pos, i, start[j])
-                start[j] += 1
-                C[j] -= 1
-                C[j - 1] += 1
-                qlen[i] = j - 1
-                ist[3] -= 1
-                if j >= 2:  # the next job starts service
-                    for m in range(NP[soff]):
-                        dur[i, m] = D[soff, m]
-                    nphs[i] = NP[soff]
-                    soff += 1
-                    phase[i] = 0
-                    bph[0] += 1
-                    key[i] = t + dur[i, 0]
-                    _sift_down(heap, key, 0, hs)
-                else:  # idle: leaves the heap
-                    hs -= 1
-                    if hs > 0:
-                        heap[0] = heap[hs]
-                        _sift_down(heap, key, 0, hs)
-    fst[0] = t
-    ist[0] = aoff
-    ist[1] = soff
-    ist[6] = hs
-    return status
 
 
 # ------------------------------------------------------------------------------------------
@@ -720,7 +138,7 @@ def _run_counts(plan: _Plan, seed: np.random.SeedSequence):
         U = gen.random((_CHUNK_EVENTS, 4))
         ist[_I_OFF] = 0
         while True:
-            status = _counts_kernel(plan.code, plan.n, plan.b, plan.d, plan.lgc, plan.lam, mu,
+            status = counts_kernel(plan.code, plan.n, plan.b, plan.d, plan.lgc, plan.lam, mu,
                                     p, Q, C, B, ist, fst, E, U, acc, plan.mode, plan.warm,
                                     plan.steps, plan.horizon, plan.nb)
             if status != _GROW:
@@ -766,7 +184,7 @@ def _run_queues(plan: _Plan, seed: np.random.SeedSequence):
     tau, UR = arrivals()
     D, NP = _phase_draws(plan, gs, _CHUNK_ARRIVALS)
     while True:
-        status = _queues_kernel(plan.code, n, plan.b, plan.d, plan.lgc, qlen, perm, pos, start,
+        status = queues_kernel(plan.code, n, plan.b, plan.d, plan.lgc, qlen, perm, pos, start,
                                 C, heap, key, phase, dur, nphs, bph, ist, fst, tau, UR, D, NP,
                                 acc, plan.mode, plan.warm, plan.steps, plan.horizon, plan.nb)
         if status == _DONE:
@@ -788,32 +206,22 @@ def _run_queues(plan: _Plan, seed: np.random.SeedSequence):
     return acc, np.sort(qlen), measured
 
 
-def _input_refusal(system: Any, input: Input) -> str | None:
-    """Why the queue-length engines cannot run ``input`` (arrivals only, not Poisson), or None."""
-    if input.arrivals_only:
-        return (f"{system!r} serves each job for its service time, but {input!r} carries "
-                "arrivals only (its service times are placeholders): give an input with a "
-                "service law, e.g. rc.Poisson(rate, service)")
-    if not is_poisson(input):
-        return ("input must be Poisson (rc.Poisson, or a Renewal with exponential interarrival "
-                f"times), got {input!r}")
-    return None
-
-
 def _policy(system: Any) -> tuple[int, int, int, int]:
-    """``(code, servers, buffer or 0, d)`` of a supported system, else ``TypeError``."""
-    if isinstance(system, QueuePolicy):
-        return system._code, system.servers, system.buffer or 0, system._d
-    if isinstance(system, JIQ):
-        return _JIQ, system.servers, system.buffer or 0, 1
-    raise TypeError(
-        "system must be JSQ, I1F, PowerOfD (recursions.zerowait) or recursions.JIQ, "
-        f"got {type(system).__name__}"
-    )
+    """``(code, servers, buffer or 0, d)`` of a queue-length system, else ``TypeError``.
+
+    A system runs here when it declares :attr:`recursions.System.queue_policy`.
+    """
+    policy = system.queue_policy if isinstance(system, System) else None
+    if policy is None:
+        raise TypeError(
+            "system must be a queue-length system (JSQ, I1F, PowerOfD or recursions.JIQ), "
+            f"got {type(system).__name__}")
+    code, buffer, d = policy
+    return int(code), system.servers, buffer, d
 
 
 def simulate_queues(
-    system: QueuePolicy | JIQ,
+    system: System,
     input: Input,
     steps: int | None = None,
     *,
@@ -900,7 +308,7 @@ def simulate_queues(
     """
     _policy(system)  # refuses what is not a queue-length policy
     check_input(input)
-    why = _input_refusal(system, input)
+    why = poisson_refusal(system, input)
     if why is not None:
         raise ValueError(why)
     if (steps is None) == (time is None):
@@ -916,11 +324,11 @@ def simulate_queues(
             raise ValueError(f"time must be a finite number > 0, got {time!r}")
         mode, steps_i = _TIME, 0
     warm = check_count(warmup, "warmup", 0)
-    nrep = _check_int(replications, "replications", 1)
+    nrep = check_int(replications, "replications", 1)
     if batches is None:
         nb, merge = default_batches(steps_i if mode == _STEPS else None, nrep)
     else:
-        nb, merge = _check_int(batches, "batches", 1), 1
+        nb, merge = check_int(batches, "batches", 1), 1
     if mode == _STEPS and nb > steps_i:
         raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps_i}")
     if not isinstance(engine, str) or engine not in ("auto", "queues", "counts"):
@@ -1074,7 +482,7 @@ class QueueLengthEngine:
             return (f"{type(system).__name__} runs on the queue-length engines, which do not "
                     f"take {', '.join(f'{k}=' for k in bad)} (they keep counts of jobs per "
                     "server, not workload vectors): leave them out")
-        why = _input_refusal(system, plan.input)
+        why = poisson_refusal(system, plan.input)
         if why is not None or self.name != "counts":
             return why
         law = plan.input.service

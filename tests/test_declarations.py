@@ -1,7 +1,8 @@
 """Every built-in system's declarations agree with what its kernel does.
 
 The classes are found, not listed: every subclass of ``rc.System`` defined in ``recursions``
-(and every queue-length policy of ``recursions.zerowait``). Each must have small instances in
+(the queue-length policies of ``recursions.queue_policies`` among them). Each must have small
+instances in
 ``EXAMPLES`` below, and then the declarations are checked against behaviour, so a new
 built-in without examples, without a naive twin (``tests/naive.py``) or with a wrong
 declaration fails here:
@@ -35,7 +36,7 @@ import coupling as cp
 import recursions as rc
 from loynes.checks import FAMILIES
 from recursions.codes import LOST
-from recursions.zerowait import QueuePolicy
+from recursions.queue_policies import QueuePolicy
 from tests import naive
 
 E = rc.dists.Exponential
@@ -56,8 +57,6 @@ EXAMPLES = {
     R.Redundancy: [R.Redundancy(3, [R.JobClass(2, 1, E(1.0))]),
                    R.Redundancy(4, [R.JobClass(3, 2, E(1.0)), R.JobClass(2, 2, E(2.0))],
                                 frame=5.0)],
-}
-QUEUE_EXAMPLES = {
     rc.JSQ: [rc.JSQ(3), rc.JSQ(3, buffer=2)],
     rc.I1F: [rc.I1F(3, buffer=2)],
     rc.PowerOfD: [rc.PowerOfD(4, 2, buffer=3)],
@@ -76,16 +75,13 @@ def _subclasses(base):
 
 
 def test_every_builtin_class_has_examples():
-    systems = _subclasses(rc.System) - {rc.Map}
+    systems = _subclasses(rc.System) - {rc.Map, QueuePolicy}  # QueuePolicy: a base class
     assert systems, "no system classes found"
+    assert _subclasses(QueuePolicy) <= systems  # queue-length policies are systems
     missing = {c.__name__ for c in systems} - {c.__name__ for c in EXAMPLES}
     assert not missing, f"add small instances of {sorted(missing)} to EXAMPLES"
-    queues = _subclasses(QueuePolicy)
-    missing = {c.__name__ for c in queues} - {c.__name__ for c in QUEUE_EXAMPLES}
-    assert not missing, f"add small instances of {sorted(missing)} to QUEUE_EXAMPLES"
-    for table in (EXAMPLES, QUEUE_EXAMPLES):
-        for cls, instances in table.items():
-            assert instances and all(type(x) is cls for x in instances), cls
+    for cls, instances in EXAMPLES.items():
+        assert instances and all(type(x) is cls for x in instances), cls
 
 
 def test_every_kernel_has_the_user_signature_and_is_in_maps():
@@ -174,14 +170,18 @@ def _run(system, inp, **kw):
         return rc.simulate(system, inp, steps=400, rng=2, **kw)
 
 
-@pytest.mark.parametrize("system", ALL + [x for v in QUEUE_EXAMPLES.values() for x in v],
-                         ids=repr)
+@pytest.mark.parametrize("system", ALL, ids=repr)
 def test_engines_and_heap_policy(system):
     engines = system.engines
     policy = getattr(system, "heap_policy", None)
     assert ("heap" in engines) == (policy is not None)
     assert set(engines) <= {"dense", "heap", "queues", "counts"}
     assert ("dense" in engines) != ("queues" in engines)  # a map or a queue-length system
+    if "queues" in engines:  # what the queue-length engines read is declared
+        code, buffer, d = system.queue_policy
+        assert isinstance(code, rc.codes.QueueCode) and buffer >= 0 and 1 <= d <= system.servers
+    elif not isinstance(system, rc.JIQ):  # JIQ without a buffer runs on both kinds
+        assert system.queue_policy is None
     inp = _input(system)
     for engine in engines:
         assert _run(system, inp, engine=engine).engine == engine

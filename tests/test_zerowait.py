@@ -399,3 +399,39 @@ def test_a_buffered_jiq_has_no_workload_map_to_iterate():
         with pytest.raises(ValueError, match="not a map on workload vectors"):
             call()
     assert 0.0 < rc.simulate(system, inp, steps=2000, rng=1).p_block.value < 1.0
+
+
+def test_queue_length_policies_are_systems_and_refuse_workload_methods():
+    # JSQ, I1F and PowerOfD are rc.System's, declaring their engines and what the engines read;
+    # the workload-map operations refuse them as they refuse a buffered JIQ
+    import coupling as cp
+
+    inp = rc.Poisson(3.0, rc.dists.Exponential(1.0))
+    for system, code, d in ((zw.JSQ(4), rc.codes.QueueCode.JSQ, 1),
+                            (zw.I1F(4, buffer=2), rc.codes.QueueCode.I1F, 1),
+                            (zw.PowerOfD(4, 3), rc.codes.QueueCode.POWER_OF_D, 3)):
+        assert isinstance(system, rc.System) and system.engines == ("queues", "counts")
+        assert system.queue_policy == (code, system.buffer or 0, d)
+        assert system.load(inp) == 0.75 and system.heap_policy is None
+        for call in (lambda s=system: s.drivers,
+                     lambda s=system: cp.coupling_time(s, inp, np.zeros(4), np.ones(4), rng=1),
+                     lambda s=system: cp.check_monotone(s, rng=1)):
+            with pytest.raises(ValueError, match="not a map on workload vectors"):
+                call()
+    assert rc.JIQ(4).queue_policy == (rc.codes.QueueCode.JIQ, 0, 1)  # both kinds of engine
+    assert rc.JSW(4).queue_policy is None
+    with pytest.raises(TypeError, match="queue-length system"):
+        zw.simulate_queues(rc.LeastOfD(4, 2), inp, steps=10)
+
+
+@pytest.mark.parametrize(("system", "rate", "verdict", "basis"), [
+    (zw.JSQ(3, buffer=2), 2.0, "stable", "bounded"),     # finite buffers: a theorem
+    (zw.PowerOfD(4, 2, buffer=3), 6.0, "stable", "bounded"),  # even above load 1 (blocking)
+    (zw.JSQ(3), 2.0, "undecided", "none"),               # (3) holds, no theorem implemented
+    (zw.I1F(3), 3.6, "unstable", "condition-3-fails"),   # (3) fails
+])
+def test_check_stability_of_queue_length_policies(system, rate, verdict, basis):
+    rep = ly.check_stability(system, rc.Poisson(rate, D.Exponential(1.0)), rng=1)
+    assert rep.verdict == verdict and rep.decided_by.name == basis, rep
+    if verdict == "undecided":
+        assert "no stability theorem" in rep.decided_by.detail
