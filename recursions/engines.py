@@ -28,11 +28,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .kernel_draws import drawn_laws
+from .plan import make_plan
+
 if TYPE_CHECKING:
+    from .inputs import Input
     from .plan import RunPlan, Simulable
     from .result import SimulationResult
 
-__all__ = ["ENGINES", "Engine", "choose", "refusal", "register", "unhonoured"]
+__all__ = ["ENGINES", "Engine", "choose", "planned", "refusal", "register", "unhonoured"]
+
+MAX_CALL = 1 << 22
+"""Most arrivals of one in-kernel call: an interrupt waits at most for one call."""
 
 
 class Engine(Protocol):
@@ -200,3 +207,34 @@ def choose(system: Simulable, plan: RunPlan) -> Engine:
     if why is not None:
         raise ValueError(why)
     return engine
+
+
+def planned(system: Simulable, input: Input, steps: int | None, **options: Any
+            ) -> tuple[RunPlan, Engine]:
+    """:func:`recursions.simulate`'s plan of a plain run and the engine that runs it.
+
+    ``simulate(system, input, steps, **options)`` is ``engine.run(system, plan)``; the modes
+    of :mod:`recursions.precision` run their stages this way too, and start an engine's run
+    themselves where it can go on (:meth:`recursions.workload.RunHandle.extend`).
+
+    Parameters
+    ----------
+    system, input, steps
+        As for :func:`recursions.simulate`.
+    **options
+        :func:`recursions.simulate`'s plain keywords (``time``, ``warmup``,
+        ``replications``, ``rng``, ``batches``, ...; not those of its modes).
+
+    Returns
+    -------
+    tuple of (RunPlan, Engine)
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> plan, engine = planned(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000)
+    >>> plan.steps, engine.name
+    (1000, 'dense')
+    """
+    plan = make_plan(system, input, steps, laws=drawn_laws, max_call=MAX_CALL, **options)
+    return plan, choose(system, plan)

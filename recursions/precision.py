@@ -1,8 +1,10 @@
 """Run until precise, truncate the transient, start from stationarity: ``simulate``'s modes.
 
 :func:`recursions.simulate` hands a call here when it asks for ``precision=``,
-``warmup="auto"`` or ``start=``; this module calls ``simulate`` again with plain arguments
-and analyses the batch sums it returns (:mod:`recursions.output_analysis`).
+``warmup="auto"`` or ``start=``; this module runs plain stages on the engine that
+:func:`recursions.engines.planned` chooses (it never calls ``simulate`` back: the data flow
+one way, ``simulate`` to here to the engines) and analyses the batch sums they return
+(:mod:`recursions.output_analysis`).
 
 Run until precise
 -----------------
@@ -36,12 +38,13 @@ import numpy as np
 
 from . import diagnostics as dg
 from ._rng import as_seed_sequence
+from .engines import planned
 from .estimate import Estimate
 from .output_analysis import Interval, interval, mser, replication_interval
 from .result import SimulationResult, untrusted_headline
 from .tables import Record
 
-__all__ = ["BASE_BATCHES", "PrecisionReport"]
+__all__ = ["BASE_BATCHES", "PrecisionReport", "simulate_modes"]
 
 BASE_BATCHES = 256
 """Batches per replication of every stage (merged by the independence test)."""
@@ -223,14 +226,27 @@ def _start_states(start: Any, system: Any, input: Any, nrep: int,
             "profile")
 
 
-def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
+def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
                    relative: bool, confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, warmup: Any, start: Any,
                    replications: int, rng: Any, w0: Any, batches: int | None,
                    time_: float | None, **rest: Any) -> SimulationResult:
-    """:func:`recursions.simulate` with ``precision=``, ``warmup="auto"`` or ``start=``."""
+    """:func:`recursions.simulate` with ``precision=``, ``warmup="auto"`` or ``start=``.
+
+    ``simulate`` hands its arguments over unchanged (``time=`` as ``time_``); see its
+    docstring for them and for the result. Not meant to be called directly.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> res = simulate_modes(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)), 20_000,
+    ...                      precision=None, relative=True, confidence=0.95, statistics=None,
+    ...                      max_steps=None, max_seconds=None, warmup="auto", start=None,
+    ...                      replications=1, rng=1, w0=None, batches=None, time_=None)
+    >>> res.warmup_rule
+    'mser'
+    """
     from ._validate import check_count, check_int
-    from .simulate import simulate
 
     if time_ is not None:
         raise ValueError("precision=, warmup='auto' and start= count arrivals: give steps, "
@@ -279,9 +295,11 @@ def _simulate_modes(system: Any, input: Any, steps: int | None, *, precision: An
         return res
 
     def once(n: int) -> SimulationResult:
-        return quietly(lambda: simulate(system, input, n, warmup=fixed_warmup,
-                                        replications=nrep, rng=_fresh(ss), w0=w0,
-                                        batches=min(base, n), **rest))
+        def run() -> SimulationResult:
+            plan, engine = planned(system, input, n, warmup=fixed_warmup, replications=nrep,
+                                   rng=_fresh(ss), w0=w0, batches=min(base, n), **rest)
+            return engine.run(system, plan)
+        return quietly(run)
 
     if precision is None:
         if steps is None:
@@ -321,7 +339,6 @@ def _stages(system: Any, input: Any, once: Any, quietly: Any, base: int, nrep: i
             warmup: int, options: dict[str, Any]) -> _Retraced | _Continued:
     """How the stages run: going on where the engine can (``continues``), else retraced."""
     from .chunks import batch_doubles
-    from .simulate import planned
 
     plan, engine = planned(system, input, FIRST_STEPS, warmup=warmup, replications=nrep,
                            batches=base, **options)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ._rng import RngLike
-from .codes import LawCode
-from .engines import Engine, choose
-from .inputs import Input, Renewal, is_renewal
-from .plan import DEFAULT_CHUNK, KernelLaws, RunPlan, Simulable, make_plan
+from .engines import planned
+from .inputs import Input
+from .plan import DEFAULT_CHUNK, Simulable
+from .precision import simulate_modes
 from .result import SimulationResult
 
 # the engines register on import (recursions.engines); the names stay importable from here
@@ -18,8 +16,6 @@ from .workload import HEAP_MIN_SERVERS as HEAP_MIN_SERVERS
 from .zerowait import simulate_queues as simulate_queues
 
 __all__ = ["SimulationResult", "simulate"]
-
-MAX_CALL = 1 << 22  # most arrivals of one in-kernel call: an interrupt waits at most for one
 
 
 def simulate(
@@ -195,9 +191,7 @@ def simulate(
     (True, True)
     """
     if precision is not None or isinstance(warmup, str) or start is not None:
-        from .precision import _simulate_modes
-
-        return _simulate_modes(system, input, steps, precision=precision, relative=relative,
+        return simulate_modes(system, input, steps, precision=precision, relative=relative,
                               confidence=confidence, statistics=statistics,
                               max_steps=max_steps, max_seconds=max_seconds, warmup=warmup,
                               start=start, replications=replications, rng=rng, w0=w0,
@@ -209,94 +203,3 @@ def simulate(
                            engine=engine, grid=grid, profile_every=profile_every, rng=rng,
                            record=record, w0=w0, progress=progress, reference=reference)
     return chosen.run(system, plan)
-
-
-def planned(system: Simulable, input: Input, steps: int | None, **options: Any
-            ) -> tuple[RunPlan, Engine]:
-    """:func:`simulate`'s plan of a plain run and the engine that runs it.
-
-    ``simulate(system, input, steps, **options)`` is ``engine.run(system, plan)``; the
-    precision mode (:mod:`recursions.precision`) starts an engine's run itself, so that it can
-    go on (:meth:`recursions.workload.RunHandle.extend`).
-
-    Parameters
-    ----------
-    system, input, steps
-        As for :func:`simulate`.
-    **options
-        :func:`simulate`'s plain keywords (``time``, ``warmup``, ``replications``, ``rng``,
-        ``batches``, ...; not those of its modes).
-
-    Returns
-    -------
-    tuple of (RunPlan, Engine)
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> plan, engine = planned(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 1000)
-    >>> plan.steps, engine.name
-    (1000, 'dense')
-    """
-    plan = make_plan(system, input, steps, laws=_drawn_laws, max_call=MAX_CALL, **options)
-    return plan, choose(system, plan)
-
-
-# laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``
-_BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
-
-KERNEL_DRAWS = True
-"""Whether built-in laws are drawn inside the kernels (``True``) or in blocks by numpy.
-
-On. The in-kernel loops run on drivers compiled for the input's two law codes
-(:func:`recursions.drivers.compiled_drivers` with ``laws``, :func:`recursions.drivers.
-heap_drivers`): the codes, and whether the loop draws at all, are compile-time constants,
-so only the laws' own samplers are in the loop. With the code known only at run time,
-``recursions.dists.kernel.draw_one`` cost 21-24 ns a draw against 3 ns for a direct
-``gen.standard_exponential()`` (the whole choice among the laws was too large for LLVM to
-inline), and the in-kernel path ran at a third of the block path (M/M/1 15 M arrivals per
-second against 46 M). Compiled per law pair, it runs faster than numpy's blocks drawn by a
-helper thread while the kernel runs the previous chunk, measured side by side on the 2-core
-machine (``benchmarks/kw_throughput.py``), and leaves the second core free. Each law pair
-compiles its drivers once, on first use, and numba caches them on disk, so only the laws of
-:data:`KERNEL_LAWS` are drawn inside by default. Both ways give the same numbers bit for bit
-(``tests/test_in_kernel_draws.py`` runs both, for every law with an in-kernel sampler).
-"""
-
-
-KERNEL_LAWS = frozenset({int(LawCode.EXPONENTIAL), int(LawCode.DETERMINISTIC)})
-"""The law codes drawn inside the kernels by default; other laws are drawn in blocks.
-
-Each pair of codes drawn in a loop is a copy of the drivers compiled for that pair (about
-1.5 s for a dense map, 2 s for the heap engine, once, then cached on disk), so the default
-keeps the pairs few: exponential and deterministic times (M/M/S, M/D/S, D/M/S). Every other
-law with an element-by-element sampler (:class:`~recursions.dists.Erlang`,
-:class:`~recursions.dists.Uniform`, :class:`~recursions.dists.LogNormal`,
-:class:`~recursions.dists.Lomax`, :class:`~recursions.dists.Empirical`) can be added, with the
-same numbers; HyperExponential and Coxian cannot (their blocks draw all phases first).
-"""
-
-
-def _kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None:
-    """``(service code, params, interarrival code, params)`` to draw inside the kernels.
-
-    For a renewal input (``Renewal``, ``Poisson`` and their arrivals-only forms) whose two laws
-    have an in-kernel sampler drawing element by element (:mod:`recursions.dists.kernel`), so
-    the kernel sees the very numbers of the block draws, and codes in :data:`KERNEL_LAWS`;
-    ``None`` otherwise (the input is drawn in blocks outside: modulated and periodic inputs,
-    scipy laws, HyperExponential and Coxian, the laws left out of :data:`KERNEL_LAWS`).
-    """
-    if not is_renewal(input) or type(input)._forward is not Renewal._forward:
-        return None
-    out: list[Any] = []
-    for law in (input.service, input.interarrival):
-        ks = law.kernel_sampler()
-        if ks is None or int(ks[0]) in _BLOCKWISE or int(ks[0]) not in KERNEL_LAWS:
-            return None
-        out += [int(ks[0]), np.ascontiguousarray(ks[1], dtype=np.float64)]
-    return out[0], out[1], out[2], out[3]
-
-
-def _drawn_laws(input: Input) -> KernelLaws | None:
-    """The laws drawn inside the kernels (:data:`KERNEL_DRAWS`, :func:`_kernel_laws`)."""
-    return _kernel_laws(input) if KERNEL_DRAWS else None

@@ -17,7 +17,7 @@ import pytest
 
 import recursions as rc
 import recursions.precision as modes
-from recursions.simulate import planned
+from recursions.engines import planned
 from recursions.workload import rebin
 
 D = rc.dists

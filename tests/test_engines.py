@@ -30,7 +30,7 @@ E = rc.dists.Exponential
 MM = rc.Poisson(2.0, E(1.0))
 ROOT = Path(__file__).resolve().parents[1]
 NEW = ["plan", "engines", "chunks", "workload", "workload_result"]
-sim = importlib.import_module("recursions.simulate")  # the module (rc.simulate is the function)
+kd = importlib.import_module("recursions.kernel_draws")
 
 
 def test_the_four_engines_are_registered_with_the_protocol():
@@ -106,10 +106,10 @@ def test_the_plan_is_validated_once_and_frozen():
 
 
 def test_the_plan_carries_the_draw_settings_of_the_simulate_module(monkeypatch):
-    plan = make_plan(rc.JSW(2), MM, 10, laws=sim._drawn_laws)
+    plan = make_plan(rc.JSW(2), MM, 10, laws=kd.drawn_laws)
     assert plan.laws is not None and plan.laws[0] == int(rc.codes.LawCode.EXPONENTIAL)
-    monkeypatch.setattr(sim, "KERNEL_DRAWS", False)
-    assert make_plan(rc.JSW(2), MM, 10, laws=sim._drawn_laws).laws is None
+    monkeypatch.setattr(kd, "KERNEL_DRAWS", False)
+    assert make_plan(rc.JSW(2), MM, 10, laws=kd.drawn_laws).laws is None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,7 +160,7 @@ def test_block_and_kernel_draws_agree_on_a_timed_heap_run(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         a = rc.simulate(rc.JIQ(40), inp, **kw)
-        monkeypatch.setattr(sim, "KERNEL_DRAWS", False)
+        monkeypatch.setattr(kd, "KERNEL_DRAWS", False)
         b = rc.simulate(rc.JIQ(40), inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     assert a.p_wait == b.p_wait and a.mean_workload == b.mean_workload and a.steps == b.steps

@@ -1,6 +1,6 @@
 """Draws inside the kernels continue numpy's streams: the numbers of the block draws, bit for bit.
 
-With ``recursions.simulate.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input with
+With ``recursions.kernel_draws.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input with
 built-in laws (those of ``KERNEL_LAWS``; here every law that can) inside the dense and heap
 loops (``recursions.dists.kernel.draw_one`` on the stream's own generators, on drivers
 compiled for the two law codes); with it off, and for every other input, the draws are made
@@ -18,9 +18,10 @@ import pytest
 import recursions as rc
 from tests.marks import UNTRUSTED
 
-sim = importlib.import_module("recursions.simulate")
+kd = importlib.import_module("recursions.kernel_draws")
+eng = importlib.import_module("recursions.engines")
 D = rc.dists
-ELEMENTWISE = {int(c) for c in rc.codes.LawCode} - set(sim._BLOCKWISE)
+ELEMENTWISE = {int(c) for c in rc.codes.LawCode} - set(kd._BLOCKWISE)
 
 CASES = [
     (rc.JSW(3), rc.Poisson(2.0, D.Exponential(1.0)), {}),
@@ -48,16 +49,16 @@ CASES = [
 @pytest.mark.parametrize(("system", "inp", "kw"), CASES, ids=lambda x: repr(x)[:40])
 def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
     # every law with an element-by-element sampler, not only the default KERNEL_LAWS
-    monkeypatch.setattr(sim, "KERNEL_LAWS", frozenset(ELEMENTWISE))
-    assert sim._kernel_laws(inp) is not None
+    monkeypatch.setattr(kd, "KERNEL_LAWS", frozenset(ELEMENTWISE))
+    assert kd.kernel_laws(inp) is not None
     kw = {"steps": 6000, "warmup": 300, "rng": 3, **kw}
     if "time" in kw:
         kw.pop("steps")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
-        monkeypatch.setattr(sim, "KERNEL_DRAWS", True)
+        monkeypatch.setattr(kd, "KERNEL_DRAWS", True)
         a = rc.simulate(system, inp, **kw)
-        monkeypatch.setattr(sim, "KERNEL_DRAWS", False)  # blocks drawn by numpy
+        monkeypatch.setattr(kd, "KERNEL_DRAWS", False)  # blocks drawn by numpy
         b = rc.simulate(system, inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy",
@@ -71,15 +72,15 @@ def test_in_kernel_draws_equal_block_draws(system, inp, kw, monkeypatch):
 
 
 def test_by_default_exponential_and_deterministic_laws_are_drawn_inside():
-    assert sim._kernel_laws(rc.Poisson(2.0, D.Exponential(1.0))) is not None
-    assert sim._kernel_laws(rc.Renewal(D.Deterministic(1.0), D.Exponential(2.0))) is not None
-    assert sim._kernel_laws(rc.Poisson(2.0, D.Erlang(2, rate=1.0))) is None  # blocks
+    assert kd.kernel_laws(rc.Poisson(2.0, D.Exponential(1.0))) is not None
+    assert kd.kernel_laws(rc.Renewal(D.Deterministic(1.0), D.Exponential(2.0))) is not None
+    assert kd.kernel_laws(rc.Poisson(2.0, D.Erlang(2, rate=1.0))) is None  # blocks
 
 
 def test_laws_without_an_element_by_element_sampler_keep_block_draws():
     inp = rc.Poisson(1.0, D.HyperExponential([0.5, 0.5], [1.0, 3.0]))
-    assert sim._kernel_laws(inp) is None
-    assert sim._kernel_laws(rc.Periodic([1.0], [2.0], phase=0)) is None
+    assert kd.kernel_laws(inp) is None
+    assert kd.kernel_laws(rc.Periodic([1.0], [2.0], phase=0)) is None
 
 
 def test_a_time_horizon_run_warms_up_for_all_its_warmup_arrivals():
@@ -102,7 +103,7 @@ def test_in_kernel_runs_split_into_calls_give_the_same_numbers(replications, mon
     kw = {"steps": 20_000, "warmup": 7_000, "rng": 5, "replications": replications,
           "profile_every": 7, "grid": np.linspace(0.0, 4.0, 9)}
     a = rc.simulate(rc.JSW(3), inp, **kw)
-    monkeypatch.setattr(sim, "MAX_CALL", 999)
+    monkeypatch.setattr(eng, "MAX_CALL", 999)
     b = rc.simulate(rc.JSW(3), inp, **kw)
     np.testing.assert_array_equal(a.final_state, b.final_state)
     for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction"):

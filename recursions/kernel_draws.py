@@ -1,0 +1,111 @@
+"""Which laws the kernels draw themselves, and which are drawn in blocks by numpy.
+
+:func:`recursions.simulate` asks :func:`drawn_laws` for the laws of a renewal input that the
+dense and heap kernels draw inside their loops (compiled per pair of law codes); every other
+input is drawn outside in blocks. Both ways give the same numbers bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .codes import LawCode
+from .inputs import Input, Renewal, is_renewal
+from .plan import KernelLaws
+
+__all__ = ["KERNEL_DRAWS", "KERNEL_LAWS", "drawn_laws", "kernel_laws"]
+
+# laws whose in-kernel draws, one at a time, are not the numbers of one block ``sample``
+_BLOCKWISE = (int(LawCode.HYPEREXPONENTIAL), int(LawCode.COXIAN))
+
+KERNEL_DRAWS = True
+"""Whether built-in laws are drawn inside the kernels (``True``) or in blocks by numpy.
+
+On. The in-kernel loops run on drivers compiled for the input's two law codes
+(:func:`recursions.drivers.compiled_drivers` with ``laws``, :func:`recursions.drivers.
+heap_drivers`): the codes, and whether the loop draws at all, are compile-time constants,
+so only the laws' own samplers are in the loop. With the code known only at run time,
+``recursions.dists.kernel.draw_one`` cost 21-24 ns a draw against 3 ns for a direct
+``gen.standard_exponential()`` (the whole choice among the laws was too large for LLVM to
+inline), and the in-kernel path ran at a third of the block path (M/M/1 15 M arrivals per
+second against 46 M). Compiled per law pair, it runs faster than numpy's blocks drawn by a
+helper thread while the kernel runs the previous chunk, measured side by side on the 2-core
+machine (``benchmarks/kw_throughput.py``), and leaves the second core free. Each law pair
+compiles its drivers once, on first use, and numba caches them on disk, so only the laws of
+:data:`KERNEL_LAWS` are drawn inside by default. Both ways give the same numbers bit for bit
+(``tests/test_in_kernel_draws.py`` runs both, for every law with an in-kernel sampler).
+"""
+
+
+KERNEL_LAWS = frozenset({int(LawCode.EXPONENTIAL), int(LawCode.DETERMINISTIC)})
+"""The law codes drawn inside the kernels by default; other laws are drawn in blocks.
+
+Each pair of codes drawn in a loop is a copy of the drivers compiled for that pair (about
+1.5 s for a dense map, 2 s for the heap engine, once, then cached on disk), so the default
+keeps the pairs few: exponential and deterministic times (M/M/S, M/D/S, D/M/S). Every other
+law with an element-by-element sampler (:class:`~recursions.dists.Erlang`,
+:class:`~recursions.dists.Uniform`, :class:`~recursions.dists.LogNormal`,
+:class:`~recursions.dists.Lomax`, :class:`~recursions.dists.Empirical`) can be added, with the
+same numbers; HyperExponential and Coxian cannot (their blocks draw all phases first).
+"""
+
+
+def kernel_laws(input: Input) -> tuple[int, np.ndarray, int, np.ndarray] | None:
+    """``(service code, params, interarrival code, params)`` to draw inside the kernels.
+
+    For a renewal input (``Renewal``, ``Poisson`` and their arrivals-only forms) whose two laws
+    have an in-kernel sampler drawing element by element (:mod:`recursions.dists.kernel`), so
+    the kernel sees the very numbers of the block draws, and codes in :data:`KERNEL_LAWS`;
+    ``None`` otherwise (the input is drawn in blocks outside: modulated and periodic inputs,
+    scipy laws, HyperExponential and Coxian, the laws left out of :data:`KERNEL_LAWS`).
+
+    Parameters
+    ----------
+    input : recursions.Input
+        The input.
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> kernel_laws(rc.Poisson(2.0, rc.dists.Exponential(1.0)))[0::2]
+    (1, 1)
+    >>> kernel_laws(rc.Poisson(2.0, rc.dists.Erlang(2, rate=1.0))) is None  # drawn in blocks
+    True
+    """
+    if not is_renewal(input) or type(input)._forward is not Renewal._forward:
+        return None
+    out: list[Any] = []
+    for law in (input.service, input.interarrival):
+        ks = law.kernel_sampler()
+        if ks is None or int(ks[0]) in _BLOCKWISE or int(ks[0]) not in KERNEL_LAWS:
+            return None
+        out += [int(ks[0]), np.ascontiguousarray(ks[1], dtype=np.float64)]
+    return out[0], out[1], out[2], out[3]
+
+
+def drawn_laws(input: Input) -> KernelLaws | None:
+    """The laws drawn inside the kernels (:data:`KERNEL_DRAWS`, :func:`kernel_laws`).
+
+    Parameters
+    ----------
+    input : recursions.Input
+        The input.
+
+    Returns
+    -------
+    tuple or None
+        :func:`kernel_laws` while :data:`KERNEL_DRAWS` is on, else ``None``.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> drawn_laws(rc.Periodic([1.0], [2.0], phase=0)) is None
+    True
+    """
+    return kernel_laws(input) if KERNEL_DRAWS else None
