@@ -6,8 +6,8 @@ followed by ``drain(w, tau)`` (:data:`recursions.maps.DRAIN_LAST`, every built-i
 that form) the driver runs the join and drains the vector itself; the total workload and
 busy servers of the drained vector (the state the next customer sees) are then added up in a
 second pass over it, :func:`total_busy` (a plain drain loop is vectorised by the compiler
-and the fused drain-and-sum loop was not: JSW with the fused form was measured 6-28% slower
-from 48 servers on, and at most 4% faster below). Other kernels get that pass after their
+and a fused drain-and-sum loop is not: :ref:`bench-drivers` in ``docs/benchmarks.md`` has
+the measurement). Other kernels get that pass after their
 whole step. The drawing drivers of a kernel whose join adds at one rank
 (:data:`recursions.maps.RANKED`) at 2 to :data:`recursions.drivers.ONE_PASS_SERVERS` servers
 are a further copy with ``PASS`` set: they write the joined and drained vector in one
@@ -302,9 +302,8 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
     that statistics are always collected (``collect`` is taken as true): a warm-up passes
     scratch tables. The run gives the numbers of :func:`run_chunk` on the blocks those
     generators would draw. The loop runs without the GIL, so replications can run in threads.
-    A plain function that calls the compiled loop: a compiled wrapper around it ran the
-    loop 3-4% slower when loaded from numba's on-disk cache (measured at ten servers),
-    though not when freshly compiled.
+    A plain function that calls the compiled loop, not a compiled wrapper (which slowed the
+    loop when loaded from numba's on-disk cache: :ref:`bench-drivers`).
     """
     if scode != SCODE or tcode != TCODE:
         raise ValueError("these drivers were compiled for other law codes")
@@ -458,9 +457,9 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
     """:func:`run_checked` for a ranked kernel, joining and draining in one pass.
 
     The customer joins at ``RANK(w, u, params)`` (``-1``: lost, the vector is only drained)
-    through :func:`insert_drain`, the same numbers as the kernel's insertion loop and drain.
-    With it a Loynes sequence of JSW at ten servers costs 1.5-1.6x one forward run of the
-    same length instead of 2.16x (``benchmarks/loynes_cost.py``, full mode).
+    through :func:`insert_drain`, the same numbers as the kernel's insertion loop and drain,
+    so the backward runs are as fast as the forward ones (the cost of a Loynes sequence is
+    in ``docs/benchmarks.md``, ``benchmarks/loynes_cost.py``).
     """
     n = sig.size
     s = w.size

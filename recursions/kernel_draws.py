@@ -26,13 +26,9 @@ KERNEL_DRAWS = True
 On. The in-kernel loops run on drivers compiled for the input's two law codes
 (:func:`recursions.drivers.compiled_drivers` with ``laws``, :func:`recursions.drivers.
 heap_drivers`): the codes, and whether the loop draws at all, are compile-time constants,
-so only the laws' own samplers are in the loop. With the code known only at run time,
-``recursions.dists.kernel.draw_one`` cost 21-24 ns a draw against 3 ns for a direct
-``gen.standard_exponential()`` (the whole choice among the laws was too large for LLVM to
-inline), and the in-kernel path ran at a third of the block path (M/M/1 15 M arrivals per
-second against 46 M). Compiled per law pair, it runs faster than numpy's blocks drawn by a
-helper thread while the kernel runs the previous chunk, measured side by side on the 2-core
-machine (``benchmarks/kw_throughput.py``), and leaves the second core free. Each law pair
+so only the laws' own samplers are in the loop. That is faster than numpy's blocks drawn by
+a helper thread, and leaves the second core free (measured in ``docs/benchmarks.md``,
+section :ref:`Compile-time choices in the drawing drivers <bench-drivers>`). Each law pair
 compiles its drivers once, on first use, and numba caches them on disk, so only the laws of
 :data:`KERNEL_LAWS` are drawn inside by default. Both ways give the same numbers bit for bit
 (``tests/test_in_kernel_draws.py`` runs both, for every law with an in-kernel sampler).
