@@ -70,6 +70,7 @@ ONE_PASS_MAX = 32  # recursions.drivers.ONE_PASS_SERVERS; bound likewise
 DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise
 SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law
 TCODE = 0  # the interarrival law code; bound likewise
+LEAN = False  # whether the loop keeps only what customers find (waits, losses); bound likewise
 
 
 @jit(inline="always")
@@ -181,7 +182,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     busy = 0
     if collect:
         load_batch(acc, b, c)
-        tot, busy = total_busy(cur)
+        if not LEAN:
+            tot, busy = total_busy(cur)
     # the next customer's service and interarrival times are drawn a step ahead, so the
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
@@ -220,16 +222,17 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 b += 1
                 next_start = batch_start(b + 1, total, nbatch)
                 load_batch(acc, b, c)
-            c[WORK] += tot
-            c[BUSY] += busy
-            if busy == s:
-                c[ALL_BUSY] += 1.0
-            if t == next_sample:
-                next_sample += every
-                c[SAMPLED] += 1.0
-                for i in range(s):
-                    if cur[i] > 0.0:
-                        hist[b, level_bin(grid, h, cur[i])] += 1.0
+            if not LEAN:  # the state seen: workload, busy servers, profile snapshots
+                c[WORK] += tot
+                c[BUSY] += busy
+                if busy == s:
+                    c[ALL_BUSY] += 1.0
+                if t == next_sample:
+                    next_sample += every
+                    c[SAMPLED] += 1.0
+                    for i in range(s):
+                        if cur[i] > 0.0:
+                            hist[b, level_bin(grid, h, cur[i])] += 1.0
             if not DRAW and record:  # simulate records only on blocks (run_draws refuses)
                 for i in range(s):
                     path[t, i] = cur[i]
@@ -238,31 +241,33 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             r = RANK(cur, uk, params)
             if r < 0:
                 found = -1.0  # lost (LOST of recursions.codes)
-                if collect:  # always, as PASS copies draw in the loop (`else` never runs)
+                if collect and not LEAN:  # PASS copies draw in the loop: always collect
                     tot, busy = drain_total_busy(cur, ta)
-                    c[ARRIVALS] += 1.0
-                    c[LOST] += 1.0
-                    c[LOST_WORK] += sigma
                 else:
                     for i in range(s):
                         v = cur[i] - ta
                         cur[i] = v if v > 0.0 else 0.0
+                if collect:
+                    c[ARRIVALS] += 1.0
+                    c[LOST] += 1.0
+                    c[LOST_WORK] += sigma
             else:
                 found = cur[r]
                 insert_drain(cur, spare, r, found + sigma, ta)
                 cur, spare = spare, cur
                 if collect:
-                    tot, busy = total_busy(cur)
+                    if not LEAN:
+                        tot, busy = total_busy(cur)
                     c[ARRIVALS] += 1.0
                     c[JOINED] += 1.0
                     if found > 0.0:
                         c[WAITED] += 1.0
                         c[WAIT_SUM] += found
-                    if found_hist:
+                    if not LEAN and found_hist:
                         hist[b, off + level_bin(grid, h, found)] += 1.0
         elif FUSED:
             found = JOIN(cur, sigma, uk, params)
-            if collect:
+            if collect and not LEAN:
                 tot, busy = drain_total_busy(cur, ta)
             else:
                 for i in range(s):
@@ -270,7 +275,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     cur[i] = v if v > 0.0 else 0.0
         else:
             found = STEP(cur, sigma, ta, uk, params)
-            if collect:
+            if collect and not LEAN:
                 tot, busy = total_busy(cur)
         if collect and not PASS:
             c[ARRIVALS] += 1.0
@@ -282,7 +287,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 if found > 0.0:
                     c[WAITED] += 1.0
                     c[WAIT_SUM] += found
-                if found_hist:  # histogram of what was found
+                if not LEAN and found_hist:  # histogram of what was found
                     hist[b, off + level_bin(grid, h, found)] += 1.0
     w[:] = cur
     if collect:

@@ -101,7 +101,9 @@ _TEMPLATE_EDITS = (  # (line in recursions/_engine.py, what the compiled copy ha
      ""),  # DRAW, SCODE and TCODE are bound by _load
     ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
      ""),
-    ("TCODE = 0  # the interarrival law code; bound likewise\n", "")
+    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
+    ("LEAN = False  # whether the loop keeps only what customers find (waits, losses); bound "
+     "likewise\n", ""),
 )
 
 
@@ -137,7 +139,7 @@ def _source_file_text(py: Any) -> str | None:
 
 
 def _cache_key(step: Any, laws: tuple[int, int] | None = None,
-               one_pass: bool = False) -> str | None:
+               one_pass: bool = False, lean: bool = False) -> str | None:
     """Hash naming the generated drivers, or ``None`` when the step cannot be cached.
 
     ``None`` for a closure, and for a step whose source file cannot be read (a Jupyter cell,
@@ -162,7 +164,7 @@ def _cache_key(step: Any, laws: tuple[int, int] | None = None,
                  py.__qualname__, __version__, numba.__version__,
                  repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]),
                  repr(_rank_of(step) is not None), repr(laws), repr(one_pass),
-                 repr(ONE_PASS_SERVERS)):
+                 repr(ONE_PASS_SERVERS), *(["lean"] if lean else [])):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -220,7 +222,8 @@ Set from the table of ``docs/benchmarks.md``, section :ref:`The one-pass range
 
 
 def _load(step: Any, source: str, key: str | None, jit: Any,
-          laws: tuple[int, int] | None = None, one_pass: bool = False) -> tuple[Any, bool]:
+          laws: tuple[int, int] | None = None, one_pass: bool = False,
+          lean: bool = False) -> tuple[Any, bool]:
     """Execute the driver source with ``STEP``, ``JOIN``, ``RANK``, the flags, ``jit`` bound.
 
     Returns the module and whether it was loaded from the on-disk cache folder.
@@ -235,7 +238,7 @@ def _load(step: Any, source: str, key: str | None, jit: Any,
     scode, tcode = _NO_LAWS if laws is None else laws
     bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
              "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
-             "SCODE": scode, "TCODE": tcode, "jit": jit}
+             "SCODE": scode, "TCODE": tcode, "LEAN": lean, "jit": jit}
     return _load_source("drivers", source, key, bound)
 
 
@@ -276,12 +279,12 @@ _NO_LAWS = (int(LawCode.DETERMINISTIC), int(LawCode.DETERMINISTIC))
 """The law codes bound in the block drivers, whose ``run_draws`` is not used (the shortest
 branch: no draw at all)."""
 
-_DRIVERS: dict[tuple[int, tuple[int, int] | None, bool], tuple[Any, Any, str]] = {}
+_DRIVERS: dict[tuple[int, tuple[int, int] | None, bool, bool], tuple[Any, Any, str]] = {}
 _WARNED: set[int] = set()
 
 
 def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = None,
-                     servers: int | None = None) -> tuple[Any, str]:
+                     servers: int | None = None, lean: bool = False) -> tuple[Any, str]:
     """The drivers of :mod:`recursions._engine` compiled for the kernel ``step``, and how.
 
     Parameters
@@ -300,6 +303,12 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         With ``laws``: the number of servers the drivers will run. Where
         :func:`uses_one_pass` says so, they are the copy that joins in one branch-free pass
         (the same numbers); other counts share the other copy.
+    lean : bool, default False
+        With ``laws``: the copy whose drawing loop keeps only what customers find (arrivals,
+        waits, losses: the columns behind ``p_wait``, ``mean_wait``, ``p_loss``,
+        ``overflow_work`` and ``mean_response``), not the state they see (total workload,
+        busy servers, profile snapshots, the histogram of waits), whose sums stay zero.
+        The numbers it keeps are those of the full copy, bit for bit.
 
     Returns
     -------
@@ -311,19 +320,20 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     if laws is not None:
         laws = (int(laws[0]), int(laws[1]))
     one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
-    hit = _DRIVERS.get((id(step), laws, one))
+    lean = bool(lean) and laws is not None
+    hit = _DRIVERS.get((id(step), laws, one, lean))
     if hit is not None and hit[0] is step:
         return hit[1], hit[2]
     source = _driver_source()
     if _is_dispatcher(step):
-        key = _cache_key(step, laws, one)
+        key = _cache_key(step, laws, one, lean)
         mod, on_disk = _load(step, source, key,
-                             _project_jit if key is not None else _uncached_jit, laws, one)
+                             _project_jit if key is not None else _uncached_jit, laws, one, lean)
         how = "cached" if on_disk else "uncached"
     else:
         how = "python"
-        mod, _ = _load(step, source, None, _python_jit, laws, one)
-    _DRIVERS[(id(step), laws, one)] = (step, mod, how)
+        mod, _ = _load(step, source, None, _python_jit, laws, one, lean)
+    _DRIVERS[(id(step), laws, one, lean)] = (step, mod, how)
     return mod, how
 
 

@@ -19,8 +19,8 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["DEFAULT_CHUNK", "REPORTED_BATCHES", "RunPlan", "Simulable", "default_batches",
-           "make_plan"]
+__all__ = ["DEFAULT_CHUNK", "LEAN_STATISTICS", "REPORTED_BATCHES", "STATISTICS", "RunPlan",
+           "Simulable", "default_batches", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -142,6 +142,9 @@ class RunPlan:
         As given to :func:`recursions.simulate` (``grid`` as a float array or ``None``).
     laws : tuple or None
         The input's laws when they are drawn inside the kernels, else ``None`` (block draws).
+    statistics : tuple of str or None
+        The statistics the result reports (``None``: every one the system has). When they
+        are all among :data:`LEAN_STATISTICS`, the plan is :attr:`lean`.
     max_call : int
         The most arrivals of one in-kernel call (an interrupt waits at most for one).
     given : tuple of str
@@ -173,14 +176,33 @@ class RunPlan:
     progress: bool = False
     reference: Any = None
     laws: KernelLaws | None = None
+    statistics: tuple[str, ...] | None = None
     max_call: int = 1 << 22
 
     given: tuple[str, ...] = ()
     """The options given other than their defaults (those an engine may not honour)."""
 
+    @property
+    def lean(self) -> bool:
+        """Whether only statistics of what customers find are asked for (lean drivers)."""
+        return self.statistics is not None and set(self.statistics) <= LEAN_STATISTICS
+
+
+LEAN_STATISTICS = frozenset({"p_wait", "mean_wait", "p_loss", "overflow_work", "mean_response"})
+"""The statistics of what customers find (waits, losses, responses).
+
+A run asked for none but these (``simulate(..., statistics=...)``) needs no statistic of the
+state customers see: the dense engine's drawing loop then keeps only these sums
+(:func:`recursions.drivers.compiled_drivers` with ``lean=True``), and no profile.
+"""
+
+STATISTICS = frozenset({*LEAN_STATISTICS, "mean_workload", "busy_fraction", "p_all_busy",
+                        "p_block", "mean_jobs"})
+"""Every statistic a result may report (which ones a system has depends on the system)."""
+
 
 _DEFAULTS = {"record": False, "w0": None, "grid": None, "profile_every": None,
-             "progress": False, "chunk": DEFAULT_CHUNK, "reference": None}
+             "progress": False, "chunk": DEFAULT_CHUNK, "reference": None, "statistics": None}
 
 
 def _given(values: dict[str, Any]) -> tuple[str, ...]:
@@ -194,7 +216,7 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
               batches: int | None = None, chunk: int = DEFAULT_CHUNK, engine: str = "auto",
               grid: Any = None, profile_every: int | None = None,
               laws: Callable[[Input], KernelLaws | None] | None = None,
-              **options: Any) -> RunPlan:
+              statistics: Any = None, **options: Any) -> RunPlan:
     """Validate what every engine reads and freeze it into a :class:`RunPlan`.
 
     Parameters
@@ -207,6 +229,8 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         As in :func:`recursions.simulate`.
     laws : callable, optional
         ``input -> laws`` drawn inside the kernels, or ``None`` (block draws).
+    statistics : str or sequence of str, optional
+        The statistics to report (names of :data:`STATISTICS`); ``None``: all.
     **options
         ``rng``, ``record``, ``w0``, ``progress``, ``reference``, ``max_call``, kept as given.
 
@@ -256,14 +280,40 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         raise ValueError(f"batches must be <= 2**53, got {batches}")
     every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
     levels = _levels(grid)
+    kept = _statistics(statistics, {"grid": levels, "profile_every": every,
+                                    "reference": options.get("reference")})
     given = _given({"record": options.get("record", False), "w0": options.get("w0"),
                     "grid": levels, "profile_every": every,
                     "progress": options.get("progress", False), "chunk": chunk,
-                    "reference": options.get("reference")})
+                    "reference": options.get("reference"), "statistics": kept})
     return RunPlan(input=input, steps=steps, time=time, warmup=warmup, replications=nrep,
                    batches=batches, merge=merge, default=default, chunk=chunk, engine=engine,
                    grid=levels, profile_every=every, laws=None if laws is None else laws(input),
-                   given=given, **options)
+                   statistics=kept, given=given, **options)
+
+
+def _statistics(value: Any, profile: dict[str, Any]) -> tuple[str, ...] | None:
+    """``statistics=`` as a tuple of known names, refused with the profile's options if lean."""
+    if value is None:
+        return None
+    names = (value,) if isinstance(value, str) else value
+    try:
+        names = tuple(dict.fromkeys(names))
+    except TypeError:
+        raise TypeError("statistics must be a name or a sequence of names, got "
+                        f"{type(value).__name__}") from None
+    bad = [n for n in names if not isinstance(n, str) or n not in STATISTICS]
+    if bad or not names:
+        raise ValueError(f"statistics must name some of {', '.join(sorted(STATISTICS))}, got "
+                         f"{value!r}")
+    if set(names) <= LEAN_STATISTICS:
+        asked = [f"{k}=" for k, v in profile.items() if v is not None]
+        if asked:
+            raise ValueError(
+                f"statistics={names!r} keeps only what customers find, so no profile or wait "
+                f"histogram is kept: {', '.join(asked)} would have nothing to use; name "
+                "mean_workload among the statistics, or leave statistics= out")
+    return names
 
 
 def _levels(grid: Any) -> np.ndarray | None:

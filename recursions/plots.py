@@ -105,7 +105,8 @@ def simulation(res: SimulationResult, ax: Any = None, *, level: float = 0.95) ->
     ax = axes(ax, "SimulationResult.plot()")
     g = res.grid
     if g.size == 0:
-        raise ValueError("this result has no grid: pass grid=... to simulate")
+        raise ValueError("this result has no grid: pass grid=... to simulate (a run with "
+                         "statistics= naming only waits or losses keeps none)")
     if res.mean_response is not None and res.p_wait is None:
         tail = "P(R > w): response time of a job"
     elif res.p_wait is None:

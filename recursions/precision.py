@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import diagnostics as dg
-from ._rng import as_seed_sequence
+from ._rng import RngLike, as_seed_sequence
 from .engines import planned
 from .estimate import Estimate
 from .output_analysis import Interval, interval, mser, replication_interval
@@ -229,7 +229,7 @@ def _start_states(start: Any, system: Any, input: Any, nrep: int,
 def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any,
                    relative: bool, confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, warmup: Any, start: Any,
-                   replications: int, rng: Any, w0: Any, batches: int | None,
+                   replications: int, rng: RngLike = 1, w0: Any, batches: int | None,
                    time_: float | None, **rest: Any) -> SimulationResult:
     """:func:`recursions.simulate` with ``precision=``, ``warmup="auto"`` or ``start=``.
 
@@ -304,6 +304,8 @@ def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any
     if precision is None:
         if steps is None:
             raise ValueError("steps is required (or precision= to run until precise)")
+        if statistics is not None:  # without a target, the statistics to keep
+            rest = dict(rest, statistics=statistics)
         res = once(check_count(steps, "steps", 1))
         passed_on(res)
         out = _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,

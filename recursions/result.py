@@ -37,9 +37,10 @@ class SimulationResult(Record):
         loss systems.
     mean_workload : Estimate or None
         Mean total workload ``sum_i W(i)`` seen by an arrival. ``None`` on the queue-length
-        engines, which track jobs (see ``mean_jobs``).
-    busy_fraction : Estimate
-        Mean fraction of servers with positive workload, seen by an arrival.
+        engines, which track jobs (see ``mean_jobs``), and when ``statistics=`` left it out.
+    busy_fraction : Estimate or None
+        Mean fraction of servers with positive workload, seen by an arrival (``None`` when
+        ``statistics=`` left it out).
     p_loss : Estimate or None
         Fraction of arrivals lost (loss systems only).
     p_block : Estimate or None
@@ -100,7 +101,7 @@ class SimulationResult(Record):
     p_wait: Estimate | None
     mean_wait: Estimate | None
     mean_workload: Estimate | None
-    busy_fraction: Estimate
+    busy_fraction: Estimate | None
     p_loss: Estimate | None
     p_block: Estimate | None
     overflow_work: Estimate | None
@@ -401,7 +402,8 @@ class SimulationResult(Record):
         flat = np.atleast_1d(w).ravel()
         g = self.grid
         if g.size == 0 or counts is None or den_batches is None:
-            raise ValueError(f"no {what} was accumulated: pass grid=... to simulate")
+            raise ValueError(f"no {what} was accumulated: pass grid=... to simulate (a run "
+                             "with statistics= naming only waits or losses keeps none)")
         if what == "profile":
             _check_profile_samples(den_batches, self.replications, self.final_state.shape[-1])
         bad = flat[~np.isfinite(flat) | (flat < g[0]) | (flat > g[-1])]

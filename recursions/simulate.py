@@ -130,9 +130,16 @@ def simulate(
         Whether ``precision`` is a relative half-width.
     confidence : float, default 0.95
         The level of the intervals ``precision=`` targets.
-    statistics : sequence of str, optional
-        What ``precision=`` targets (default ``("p_wait", "mean_wait")``, or the system's
-        ``mean_response`` or ``p_loss``); any of ``result.statistics``.
+    statistics : str or sequence of str, optional
+        With ``precision=``: what it targets (default ``("p_wait", "mean_wait")``, or the
+        system's ``mean_response`` or ``p_loss``); any of ``result.statistics``. Without:
+        the statistics the result reports, the others being ``None`` (default: all). Naming
+        only statistics of what customers find (``p_wait``, ``mean_wait``, ``p_loss``,
+        ``overflow_work``, ``mean_response``: :data:`recursions.plan.LEAN_STATISTICS`) runs
+        the dense engine's in-kernel drawing loop on drivers compiled to keep only those:
+        no workload sums and no profile (so no ``grid=``, ``profile_every=`` or
+        ``reference=``), the same numbers for what it keeps, faster (``docs/benchmarks.md``,
+        section :ref:`bench-c-loop`). The queue-length engines do not take it.
     max_steps : int, optional
         The longest stage, in arrivals per replication (default ``2**32``).
     max_seconds : float, optional
@@ -201,5 +208,6 @@ def simulate(
     plan, chosen = planned(system, input, steps, time=time, warmup=warmup,
                            replications=replications, batches=batches, chunk=chunk,
                            engine=engine, grid=grid, profile_every=profile_every, rng=rng,
-                           record=record, w0=w0, progress=progress, reference=reference)
+                           record=record, w0=w0, progress=progress, reference=reference,
+                           statistics=statistics)
     return chosen.run(system, plan)

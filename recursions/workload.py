@@ -24,7 +24,7 @@ from .engines import register
 from .plan import RunPlan
 from .result import SimulationResult
 from .systems import System
-from .workload_result import workload_result
+from .workload_result import estimated, workload_result
 
 __all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "RunHandle",
            "few_snapshots", "rebin"]
@@ -32,7 +32,8 @@ __all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "Ru
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
 
-_ALL = frozenset({"record", "w0", "grid", "profile_every", "progress", "chunk", "reference"})
+_ALL = frozenset({"record", "w0", "grid", "profile_every", "progress", "chunk", "reference",
+                  "statistics"})
 
 
 @dataclass
@@ -414,10 +415,10 @@ class DenseEngine(_WorkloadEngine):
     name = "dense"
 
     def refuses(self, system: Any, plan: RunPlan) -> str | None:
-        """Time horizons need the heap engine."""
+        """Time horizons need the heap engine; statistics the system does not have."""
         if plan.time is not None:
             return "time= runs need the heap engine (JSW, JIQ, RandomRouting, LeastOfD)"
-        return None
+        return _not_estimated(system, plan)
 
     def preferred(self, system: Any, plan: RunPlan) -> bool:
         """Never preferred: it runs what the heap engine does not."""
@@ -444,7 +445,7 @@ class DenseEngine(_WorkloadEngine):
 
             assert plan.laws is not None
             law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
-                                           system.servers)[0]
+                                           system.servers, lean=plan.lean)[0]
         return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
                          drivers=drivers)
 
@@ -469,7 +470,7 @@ class HeapEngine(_WorkloadEngine):
                     f"not {type(system).__name__}")
         if plan.record:
             return "record=True needs the dense engine"
-        return None
+        return _not_estimated(system, plan)
 
     def preferred(self, system: Any, plan: RunPlan) -> bool:
         """From :data:`HEAP_MIN_SERVERS` servers on, or for a time horizon."""
@@ -493,6 +494,18 @@ class HeapEngine(_WorkloadEngine):
 
 DENSE = register(DenseEngine())
 HEAP = register(HeapEngine())
+
+
+def _not_estimated(system: Any, plan: RunPlan) -> str | None:
+    """Why ``plan.statistics`` cannot be reported for ``system`` (one it has no estimate of)."""
+    if plan.statistics is None:
+        return None
+    have = estimated(system, hp.policy_of(system)[0] == hp.REDUNDANCY)
+    bad = [n for n in plan.statistics if n not in have]
+    if not bad:
+        return None
+    return (f"statistics: {type(system).__name__} has no estimate of {', '.join(bad)}; it "
+            f"estimates {', '.join(have)}")
 
 
 def _compiled(step: Any) -> bool:

@@ -20,7 +20,7 @@ from .output_analysis import merge_batches
 from .plan import RunPlan
 from .result import SimulationResult, warn_fixed_budget
 
-__all__ = ["workload_result"]
+__all__ = ["estimated", "workload_result"]
 
 
 def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, tables: Tables,
@@ -58,16 +58,18 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     from .output_analysis import clt_failures
 
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
+    keep = set(estimated(system, redundant) if plan.statistics is None else plan.statistics)
     fine = acc
     seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
-    sums = _sums(fine, seen_fine, S, system.has_loss, redundant)  # what interval() reads
+    sums = {k: v for k, v in _sums(fine, seen_fine, S, system.has_loss, redundant).items()
+            if k in keep}  # what interval() reads
     acc = merge_batches(fine, plan.merge)  # the estimates' batches
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
-    loss = system.has_loss
     seen = snaps if heap else arr
     half = tables.g.size + 1
     check = _batch_checks(acc, snaps if heap else arr,
-                          "response time" if redundant else "workload found at the joined server")
+                          "response time" if redundant else "workload found at the joined server",
+                          state=not plan.lean)
     # the statistics without a valid standard error; FCFS systems warn about their waits
     no_clt = clt_failures(plan.input, list(sums))
     # a fixed budget too short for the load's heavy-traffic relaxation time says so
@@ -79,28 +81,27 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         steps=int(arr.sum() / nrep) if plan.steps is None else plan.steps,
         warmup=plan.warmup,
         replications=nrep,
-        p_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAITED], arr),
-        mean_wait=None if loss or redundant else ratio_estimate(acc[..., eng.WAIT_SUM],
-                                                                acc[..., eng.JOINED]),
-        mean_response=ratio_estimate(acc[..., eng.WAIT_SUM], arr) if redundant else None,
-        mean_workload=ratio_estimate(acc[..., eng.WORK], seen),
-        busy_fraction=ratio_estimate(acc[..., eng.BUSY], seen * S),
-        p_loss=ratio_estimate(acc[..., eng.LOST], arr) if loss else None,
+        p_wait=_kept(keep, "p_wait", acc[..., eng.WAITED], arr),
+        mean_wait=_kept(keep, "mean_wait", acc[..., eng.WAIT_SUM], acc[..., eng.JOINED]),
+        mean_response=_kept(keep, "mean_response", acc[..., eng.WAIT_SUM], arr),
+        mean_workload=_kept(keep, "mean_workload", acc[..., eng.WORK], seen),
+        busy_fraction=_kept(keep, "busy_fraction", acc[..., eng.BUSY], seen * S),
+        p_loss=_kept(keep, "p_loss", acc[..., eng.LOST], arr),
         p_block=None,
-        overflow_work=ratio_estimate(acc[..., eng.LOST_WORK], arr) if loss else None,
-        grid=tables.g,
+        overflow_work=_kept(keep, "overflow_work", acc[..., eng.LOST_WORK], arr),
+        grid=np.zeros(0) if plan.lean else tables.g,
         final_state=final,
         path=path if plan.record else None,
-        p_all_busy=ratio_estimate(acc[..., eng.ALL_BUSY], arr),
+        p_all_busy=_kept(keep, "p_all_busy", acc[..., eng.ALL_BUSY], arr),
         engine=engine,
         batch_check=check,
         start="empty" if plan.w0 is None else "given",
         _sums=sums,
         _no_clt=no_clt,
-        _prof=eng.profile_counts(tables.hist[..., :half]),
-        _den=fine[..., eng.SAMPLED] * S,
-        _fprof=eng.profile_counts(tables.hist[..., half:]),
-        _fden=fine[..., eng.JOINED],
+        _prof=None if plan.lean else eng.profile_counts(tables.hist[..., :half]),
+        _den=None if plan.lean else fine[..., eng.SAMPLED] * S,
+        _fprof=None if plan.lean else eng.profile_counts(tables.hist[..., half:]),
+        _fden=None if plan.lean else fine[..., eng.JOINED],
         _merge=plan.merge,
         _short=short,
     )
@@ -109,6 +110,40 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     if system.fcfs and "mean_wait" in no_clt:
         dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
+
+
+def estimated(system: Any, redundant: bool) -> tuple[str, ...]:
+    """The statistics a dense or heap run of ``system`` estimates.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system.
+    redundant : bool
+        Whether it is a redundancy system (it reports ``mean_response``).
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> estimated(rc.JSW(2), False)
+    ('p_wait', 'mean_wait', 'mean_workload', 'busy_fraction', 'p_all_busy')
+    """
+    if redundant:
+        first: tuple[str, ...] = ("mean_response",)
+    elif system.has_loss:
+        first = ("p_loss", "overflow_work")
+    else:
+        first = ("p_wait", "mean_wait")
+    return (*first, "mean_workload", "busy_fraction", "p_all_busy")
+
+
+def _kept(keep: set[str], name: str, num: np.ndarray, den: np.ndarray) -> Estimate | None:
+    """The ratio estimate of ``name`` if the result keeps it, else ``None``."""
+    return ratio_estimate(num, den) if name in keep else None
 
 
 def _sums(acc: np.ndarray, seen: np.ndarray, S: int, loss: bool,
@@ -129,8 +164,11 @@ def _sums(acc: np.ndarray, seen: np.ndarray, S: int, loss: bool,
     return sums
 
 
-def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str) -> dg.BatchCheck | None:
+def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str,
+                  state: bool = True) -> dg.BatchCheck | None:
     """The batch check of the total workload, and of what customers found (``found`` names it).
+
+    Without ``state`` (a lean run, which keeps no workload sums) only what customers found.
 
     The workload is summed where it is sampled (every arrival on the dense engine, every
     snapshot on the heap engine, whose short runs then have few usable batches); what the
@@ -138,7 +176,7 @@ def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str) -> dg.BatchCh
     and is often the more correlated series. Returns the first check that flags, else the
     workload's.
     """
-    work = dg.batch_check(acc[..., eng.WORK], weight)
+    work = dg.batch_check(acc[..., eng.WORK], weight) if state else None
     seen = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED], found)
     for c in (work, seen):
         if c is not None and c.message() is not None:

@@ -1,0 +1,130 @@
+"""``simulate(..., statistics=...)``: a run that keeps only the statistics asked for.
+
+Naming only statistics of what customers find (waits, losses, responses) runs the dense
+engine's drawing loop on drivers compiled to keep only those sums. Their numbers must be the
+full drivers' bit for bit (the full drivers are checked against the naive twins in
+tests/naive.py elsewhere), the sums they skip must stay empty, and every other path (block
+draws, the heap engine, warmup="auto") must report just the statistics named.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import recursions as rc
+from recursions.drivers import compiled_drivers
+from recursions.engines import ENGINES, planned
+
+E = rc.dists.Exponential
+eng = importlib.import_module("recursions._stats")  # the batch table's columns
+WAITS = ("p_wait", "mean_wait")
+
+
+def _quiet(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        return rc.simulate(*args, **kw)
+
+
+@pytest.mark.parametrize(("system", "rate", "names"), [
+    (rc.JSW(1), 0.9, WAITS),
+    (rc.JSW(10), 9.0, WAITS),            # the one-pass copy
+    (rc.JSW(48), 44.0, ("mean_wait",)),  # the insertion copy
+    (rc.JpSW(4, 1), 3.0, WAITS),
+    (rc.JIQ(6), 5.0, ("p_wait",)),
+    (rc.LeastOfD(6, 2), 4.5, WAITS),
+    (rc.Loss(3), 2.5, ("p_loss", "overflow_work")),
+], ids=repr)
+def test_lean_drivers_keep_the_full_drivers_numbers(system, rate, names):
+    inp = rc.Poisson(rate, E(1.0))
+    kw = {"steps": 30_011, "warmup": 1_000, "replications": 3, "rng": 7, "engine": "dense"}
+    full = _quiet(system, inp, **kw)
+    lean = _quiet(system, inp, statistics=names, **kw)
+    assert lean.statistics == names
+    for name in names:
+        assert getattr(lean, name) == getattr(full, name), name
+        np.testing.assert_array_equal(lean._sums[name][0], full._sums[name][0])
+    np.testing.assert_array_equal(lean.final_state, full.final_state)
+    for name in ("mean_workload", "busy_fraction", "p_all_busy"):
+        assert getattr(lean, name) is None and getattr(full, name) is not None
+    assert lean.grid.size == 0
+    with pytest.raises(ValueError, match="statistics= naming only waits or losses"):
+        lean.profile(0.5)
+
+
+def test_the_lean_loop_runs_and_skips_the_state_sums():
+    # the run of a lean plan is made by the lean copy of the drivers, whose workload, busy
+    # and snapshot sums stay zero (the full copy's are positive)
+    system, inp = rc.JSW(3), rc.Poisson(2.4, E(1.0))
+    assert compiled_drivers(system.kernel, (1, 1), 3, lean=True)[0] \
+        is not compiled_drivers(system.kernel, (1, 1), 3)[0]
+    for names, empty in ((None, False), (WAITS, True)):
+        plan, engine = planned(system, inp, 5000, rng=1, statistics=names)
+        assert plan.lean == empty and engine is ENGINES["dense"]
+        acc = engine.start(system, plan).state.acc
+        for col in (eng.WORK, eng.BUSY, eng.SAMPLED):
+            assert (acc[..., col].sum() == 0) == empty, col
+        assert acc[..., eng.WAIT_SUM].sum() > 0
+
+
+def test_statistics_keeping_state_sums_use_the_full_drivers():
+    inp = rc.Poisson(1.6, E(1.0))
+    plan, _ = planned(rc.JSW(2), inp, 1000, statistics=("p_wait", "mean_workload"))
+    assert not plan.lean
+    res = rc.simulate(rc.JSW(2), inp, steps=20_000, rng=2, grid=[0.0, 1.0, 2.0],
+                      statistics=("p_wait", "mean_workload"))
+    ref = rc.simulate(rc.JSW(2), inp, steps=20_000, rng=2, grid=[0.0, 1.0, 2.0])
+    assert res.statistics == ("mean_workload", "p_wait")  # in the result's own order
+    assert res.mean_workload == ref.mean_workload and res.p_wait == ref.p_wait
+    assert res.mean_wait is None and res.busy_fraction is None
+    np.testing.assert_array_equal(res.profile([0.5, 1.5]).value, ref.profile([0.5, 1.5]).value)
+
+
+@pytest.mark.parametrize(("system", "inp", "kw"), [
+    (rc.JSW(3), rc.Poisson(2.4, rc.dists.Erlang(2, rate=2.0)), {"steps": 20_000}),  # blocks
+    (rc.JSW(60), rc.Poisson(50.0, E(1.0)), {"steps": 20_000}),                   # heap
+    (rc.JIQ(60), rc.Poisson(50.0, E(1.0)), {"time": 300.0}),                     # heap, time
+], ids=["blocks", "heap", "heap-time"])
+def test_other_paths_report_only_the_statistics_named(system, inp, kw):
+    full = _quiet(system, inp, rng=3, **kw)
+    lean = _quiet(system, inp, rng=3, statistics=WAITS, **kw)
+    assert lean.engine == full.engine and lean.statistics == WAITS
+    assert lean.p_wait == full.p_wait and lean.mean_wait == full.mean_wait
+    assert lean.mean_workload is None and lean.busy_fraction is None
+
+
+def test_warmup_auto_keeps_only_the_statistics_named():
+    inp = rc.Poisson(0.8, E(1.0))
+    a = _quiet(rc.JSW(1), inp, steps=40_000, warmup="auto", statistics="mean_wait", rng=4)
+    b = _quiet(rc.JSW(1), inp, steps=40_000, warmup="auto", rng=4)
+    assert a.statistics == ("mean_wait",) and a.mean_wait is not None and a.p_wait is None
+    assert a.warmup_rule == b.warmup_rule == "mser"
+
+
+def test_in_precision_mode_statistics_still_name_the_targets():
+    res = _quiet(rc.JSW(1), rc.Poisson(0.5, E(1.0)), precision=0.2, statistics=("mean_wait",),
+                 rng=5)
+    assert res.precision.reached and res.mean_workload is not None
+
+
+@pytest.mark.parametrize(("kw", "exc", "match"), [
+    ({"statistics": ["nope"]}, ValueError, "statistics must name some of"),
+    ({"statistics": []}, ValueError, "statistics must name some of"),
+    ({"statistics": 3}, TypeError, "statistics must be a name or a sequence"),
+    ({"statistics": "p_loss"}, ValueError, "JSW has no estimate of p_loss"),
+    ({"statistics": WAITS, "grid": [0.0, 1.0]}, ValueError, r"keeps only what customers find"),
+    ({"statistics": WAITS, "profile_every": 3}, ValueError, r"profile_every= would have"),
+    ({"statistics": WAITS, "reference": lambda w: w}, ValueError, r"reference= would have"),
+])
+def test_bad_statistics_are_refused(kw, exc, match):
+    with pytest.raises(exc, match=match):
+        rc.simulate(rc.JSW(2), rc.Poisson(1.0, E(1.0)), steps=1000, **kw)
+
+
+def test_the_queue_length_engines_refuse_statistics():
+    with pytest.raises(ValueError, match="do not take statistics="):
+        rc.simulate(rc.JSQ(3), rc.Poisson(2.0, E(1.0)), steps=1000, statistics=WAITS)
