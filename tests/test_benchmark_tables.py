@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recursions.tables import Rows
@@ -57,3 +58,25 @@ def test_throughput_floors_compute_simulates_numbers(monkeypatch):
     spec.loader.exec_module(mod)
     for s in (1, 3, 10, 16):
         assert mod.minimal_check(s, 0.9 * s, 3000), s
+
+
+def test_the_c_loop_computes_the_waits_of_the_map(monkeypatch, tmp_path):
+    # the C peer's ratios mean something only if it runs the same map with the statistics
+    # it claims: its waits agree with Erlang C, and its minimal and full versions and both
+    # of its joins give the same per-batch wait sums (same seed, same draws)
+    import shutil
+
+    if shutil.which("gcc") is None and shutil.which("cc") is None:
+        pytest.skip("no C compiler: benchmarks/c_loop.py skips itself too")
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("_bench_c", BENCH / "c_loop.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    exe = mod.compile_peer(tmp_path)
+    for s in (1, 10):
+        lam = 0.9 * s
+        runs = [mod.run_peer(exe, s, lam, 400_000, full, one, 3)[1]
+                for full in (False, True) for one in ((False, True) if s > 1 else (False,))]
+        assert mod.agrees(runs[0], s, lam)
+        for other in runs[1:]:
+            np.testing.assert_array_equal(other, runs[0])
