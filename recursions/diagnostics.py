@@ -185,23 +185,25 @@ more slowly than that, so 10 is the least, not a comfortable margin.
 """
 
 
-def short_run(relaxation: float | None, arrivals: int) -> str | None:
+def short_run(relaxation: float | None, arrivals: float) -> str | None:
     """The message for a run too short for its heavy-traffic relaxation time, or ``None``.
 
     A fixed-budget run's intervals come from :data:`~recursions.plan.REPORTED_BATCHES` (32)
-    batch means; each needs :data:`RELAXATIONS_PER_BATCH` relaxation times ``T`` of the
-    queue's heavy-traffic approximation, so a run of fewer than ``320 T`` measured arrivals
-    is too short to know its own variance. Unlike a test of the batch means, this looks only
-    at the system and the input, so it cannot be passed by a run that happened to stay calm
-    (a calm stretch in heavy traffic has small, weakly correlated batch means and an
-    interval that misses).
+    batch means of each replication; each needs :data:`RELAXATIONS_PER_BATCH` relaxation
+    times ``T`` of the queue's heavy-traffic approximation, so a replication of fewer than
+    ``320 T`` measured arrivals is too short to know its own variance, however many
+    replications there are (more replications add batch means, each as short). Unlike a test
+    of the batch means, this looks only at the system and the input, so it cannot be passed
+    by a run that happened to stay calm (a calm stretch in heavy traffic has small, weakly
+    correlated batch means and an interval that misses).
 
     Parameters
     ----------
     relaxation : float or None
         ``T`` in arrivals (:meth:`recursions.System.relaxation`); ``None``: no such rule.
-    arrivals : int
-        Measured arrivals, over all replications.
+    arrivals : float
+        Measured arrivals per replication (their mean over the replications of a run by
+        time).
 
     Returns
     -------
@@ -214,17 +216,21 @@ def short_run(relaxation: float | None, arrivals: int) -> str | None:
     >>> short_run(32.0, 10**5) is None       # M/M/1 at 0.8 needs 10 240
     True
     """
-    need = RELAXATIONS_PER_BATCH * REPORTED_BATCHES
-    if relaxation is None or not relaxation > 0 or arrivals >= need * relaxation:
+    if relaxation is None or not relaxation > 0:
         return None
-    return (f"the run is short for its load: {arrivals} measured arrivals "
+    need = RELAXATIONS_PER_BATCH * REPORTED_BATCHES
+    # T carries rounding (722.0000000000019 at load 0.95): the length asked for is the
+    # length that passes
+    required = math.ceil(need * relaxation * (1 - 1e-12))
+    if arrivals >= required:
+        return None
+    return (f"the run is short for its load: {arrivals:.0f} measured arrivals per replication "
             f"span {arrivals / relaxation:.1f} relaxation times of the heavy-traffic "
             f"approximation (T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = {relaxation:.4g} "
             f"arrivals), fewer than the {need} that {REPORTED_BATCHES} batch means of "
             f"{RELAXATIONS_PER_BATCH} relaxation times each need, so the confidence "
             "intervals cannot be trusted (they are likely too narrow). Ask for precision= "
-            "(run until precise), or run at least "
-            f"{math.ceil(need * relaxation * (1 - 1e-12))} arrivals")
+            f"(run until precise), or run at least steps={required} per replication")
 
 
 def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload"

@@ -311,7 +311,7 @@ def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any
         out = _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
                       side)
         if batches is None:  # a fixed budget: say when its headline intervals are not trusted
-            short = dg.short_run(system.relaxation(input), out.steps * out.replications)
+            short = dg.short_run(system.relaxation(input), out.steps)
             if short is not None and kind == "stationary":
                 short += (". The interval of the replications' means (replication_interval) "
                           "does not rest on batch means: exact starts make it valid")

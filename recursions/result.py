@@ -127,9 +127,10 @@ class SimulationResult(Record):
     _fprof: np.ndarray | None = field(default=None, repr=False, compare=False)
     _fden: np.ndarray | None = field(default=None, repr=False, compare=False)
     _merge: int = field(default=1, repr=False, compare=False)
-    _short: str | None = field(default=None, repr=False, compare=False)
     """Batches of ``_prof``/``_den``/``_fprof``/``_fden`` merged into each batch of the
     profile's estimates (the default batches, :func:`recursions.plan.default_batches`)."""
+    _short: str | None = field(default=None, repr=False, compare=False)
+    """Why a fixed budget is too short for its load (:func:`recursions.diagnostics.short_run`)."""
 
     def interval(self, statistic: str, confidence: float = 0.95) -> Any:
         """A confidence interval for ``statistic`` that says whether it can be trusted.
@@ -180,8 +181,7 @@ class SimulationResult(Record):
         if why is not None:
             return dataclasses.replace(iv, trusted=False, batches=0, reason=why)
         if self._short is not None:  # a fixed budget too short for the load (dg.short_run)
-            return dataclasses.replace(iv, trusted=False, reason="the run is short for its "
-                                       "load (see the warning)")
+            return dataclasses.replace(iv, trusted=False, reason=self._short)
         return iv
 
     @property

@@ -178,8 +178,8 @@ def simulate(
         trusted: the message names them, their effective number of independent batches (0;
         ``result.effective_batches``) against the 16 the interval needs, and suggests
         ``precision=`` or a longer run (one message with the batch check's); with the
-        default batches and no ``precision=``, also when an FCFS run (``JSW``) is shorter
-        than 320 relaxation times of its heavy-traffic approximation
+        default batches and no ``precision=``, also when the replications of an FCFS run
+        (``JSW``) are shorter than 320 relaxation times of its heavy-traffic approximation
         (:meth:`recursions.System.relaxation`, :func:`recursions.diagnostics.short_run`):
         its intervals are then all untrusted, however calm its batch means look; when
         ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then

@@ -73,8 +73,8 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     # the statistics without a valid standard error; FCFS systems warn about their waits
     no_clt = clt_failures(plan.input, list(sums))
     # a fixed budget too short for the load's heavy-traffic relaxation time says so
-    short = dg.short_run(system.relaxation(plan.input), int(arr.sum())) if plan.default \
-        else None
+    short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep) \
+        if plan.default else None
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),

@@ -55,30 +55,40 @@ def test_short_run_threshold():
     T = 0.8**2 * 2 / 0.2**2  # M/M/1 at 0.8: 32 arrivals, so 10 240 are needed
     assert short_run(T, 10_240) is None
     msg = short_run(T, 10_239)
-    assert msg is not None and SHORT in msg and "10240 arrivals" in msg
+    assert msg is not None and SHORT in msg and "steps=10240 per replication" in msg
     assert "cannot be trusted" in msg and "precision=" in msg
     assert short_run(None, 10) is None and short_run(0.0, 10) is None
+    # T carries rounding error at the documented loads: the length asked for passes
+    for rho, need in ((0.95, 231_040), (0.9, 51_840), (0.8, 10_240)):
+        T = rc.JSW(1).relaxation(rc.Poisson(rho, EXP))
+        assert short_run(T, need) is None, (rho, T)
+        assert f"steps={need} per replication" in short_run(T, need - 1)
 
 
 def test_fixed_run_below_the_threshold_warns_and_its_intervals_are_untrusted():
     need = 640  # M/M/1 at 0.5: T = 0.5^2 * 2 / 0.5^2 = 2 arrivals
     res, msgs = messages(rc.JSW(1), rc.Poisson(0.5, EXP), steps=need - 1, rng=3)
     (msg,) = [m for m in msgs if SHORT in m]
-    assert msg.startswith("JSW(servers=1): ") and f"at least {need} arrivals" in msg
+    assert msg.startswith("JSW(servers=1): ") and f"at least steps={need} per" in msg
     for stat in ("p_wait", "mean_wait", "mean_workload"):
         iv = res.interval(stat)
-        assert not iv.trusted and "short for its load" in iv.reason
+        assert not iv.trusted and "short for its load" in iv.reason and "T = " in iv.reason
     res, msgs = messages(rc.JSW(1), rc.Poisson(0.5, EXP), steps=need, rng=3)
     assert not any(SHORT in m for m in msgs)
     assert "short" not in (res.interval("mean_wait").reason or "")
 
 
-def test_the_rule_counts_the_arrivals_of_all_replications():
-    inp = rc.Poisson(0.5, EXP)  # T = 2 arrivals: 640 needed, 160 a replication
-    _, msgs = messages(rc.JSW(1), inp, steps=160, replications=4, rng=3)
+def test_the_rule_counts_the_arrivals_of_each_replication():
+    # each replication has its own 32 batch means: more replications add batch means, each
+    # as short, so they do not make a short replication long enough (with 8 replications of
+    # 6480 arrivals at M/M/1 0.9, 320 T in all, the runs that did not warn covered 0.84)
+    inp = rc.Poisson(0.5, EXP)  # T = 2 arrivals: 640 needed per replication
+    _, msgs = messages(rc.JSW(1), inp, steps=640, replications=4, rng=3)
     assert not any(SHORT in m for m in msgs)
-    _, msgs = messages(rc.JSW(1), inp, steps=159, replications=4, rng=3)
-    assert any(SHORT in m for m in msgs)
+    for steps in (639, 160):
+        _, msgs = messages(rc.JSW(1), inp, steps=steps, replications=4, rng=3)
+        assert any(SHORT in m and f"{steps} measured arrivals per replication" in m
+                   for m in msgs)
 
 
 @pytest.mark.parametrize("kw", [{"warmup": "auto"}, {"start": "stationary", "replications": 4}],
