@@ -67,7 +67,7 @@ _ONE_MINUS = float(np.nextafter(1.0, 0.0))
 
 
 def _check_system(system: Any) -> System:
-    check_system(system)
+    check_system(system, needs_map="a strategy of states and innovations")
     return system
 
 

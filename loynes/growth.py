@@ -71,7 +71,7 @@ def growth_rate(
     >>> abs(g.value - 0.5) < 4 * g.se   # E[sigma] - E[tau] = 1 - 0.5
     True
     """
-    check_system(system)
+    check_system(system, needs_map="a growth test")
     check_input(input)
     steps = check_count(steps, "steps", 4)
     replications = check_int(replications, "replications", 2)

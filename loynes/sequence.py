@@ -201,12 +201,8 @@ class LoynesResult:
 
 def _check_args(system: Any, input: Any, horizon: Any, tol: Any, confirm: Any,
                 delta: Any) -> tuple[float, float]:
-    check_system(system)
+    check_system(system, needs_map="a Loynes sequence")
     check_input(input)
-    if "dense" not in system.engines:
-        raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
-                         f"{' and '.join(system.engines)} engines; a JIQ with a buffer is a "
-                         f"queue-length system): a Loynes sequence needs the map")
     horizon = check_count(horizon, "horizon")
     tol = check_real(tol, "tol", 0.0, finite=False)
     _require_loynes_memory(system, horizon)

@@ -49,7 +49,7 @@ class BackwardDraws:
     """
 
     def __init__(self, system: System, input: Input, *, rng: RngLike = 1) -> None:
-        check_system(system)
+        check_system(system, needs_map="backward draws")
         check_input(input)
         system.check_input(input)
         ss = as_seed_sequence(rng)

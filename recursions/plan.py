@@ -222,7 +222,7 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     Parameters
     ----------
     system : Simulable
-        The system (a :class:`recursions.System` or a queue-length policy).
+        The system (a :class:`recursions.System`: a map or a queue-length policy).
     input : recursions.Input
         The arrival input; ``system.check_input`` may refuse it.
     steps, time, warmup, replications, batches, chunk, engine, grid, profile_every

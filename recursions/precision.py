@@ -215,7 +215,9 @@ def _truncated(res: SimulationResult, kept: dict[str, tuple[np.ndarray, np.ndarr
 def _start_states(start: Any, system: Any, input: Any, nrep: int,
                   ss: np.random.SeedSequence) -> tuple[np.ndarray, str]:
     from .starts import states_from_profile, stationary_states
+    from .systems import check_system
 
+    check_system(system, needs_map="start= (a start is a vector of workloads)")
     seed = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 0x5747))
     if isinstance(start, str):
         if start != "stationary":

@@ -66,7 +66,7 @@ def simulate(
     Parameters
     ----------
     system : System
-        The random map, or a queue-length system of :mod:`recursions.zerowait`.
+        The random map, or a queue-length system (:mod:`recursions.queue_policies`).
     input : Input
         The arrival input.
     steps : int, optional

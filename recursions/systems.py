@@ -48,7 +48,12 @@ __all__ = [
 
 @dataclass(frozen=True)
 class System:
-    """Base class: a random map on sorted workload vectors of length ``servers``.
+    """Base class: a system of ``servers`` servers, declaring what it can do.
+
+    Most are random maps on sorted workload vectors of length ``servers`` (run by the dense
+    and heap engines); the queue-length policies (:mod:`recursions.queue_policies`, and
+    :class:`JIQ` with a buffer) keep counts of jobs instead and declare the engines
+    ``"queues"`` and ``"counts"``.
 
     Attributes
     ----------
@@ -78,7 +83,8 @@ class System:
     stability_family : str
         Which stability argument applies (``loynes.check_stability`` dispatches on it):
         ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
-        ``"bounded"`` (finite buffers), ``"jiq"``, ``"split"``, ``"redundancy"`` or
+        ``"bounded"`` (finite buffers), ``"jiq"``, ``"split"``, ``"redundancy"``,
+        ``"queue-length"`` (queue-length policies without buffers: only (3) decides) or
         ``"generic"`` (no theorem: only (3) as a necessary condition and a growth test).
     """
 
@@ -675,16 +681,13 @@ class Envelope(System):
     monotone: ClassVar[bool] = True
 
     def __init__(self, system: System) -> None:
-        check_system(system)
+        check_system(system, needs_map="an envelope")
         if isinstance(system, Envelope):
             system = system.system
         if system.envelope_params is None and not system.monotone:
             # passed through unchanged, it would be declared monotone without being so
             raise ValueError(f"no monotone envelope is known for {system!r}: Envelope bounds "
                              "JpSW, JIQ and Loss, and is the map itself for a monotone map")
-        if "dense" not in system.engines:  # e.g. a JIQ with a buffer: not a workload map
-            raise ValueError(f"{system!r} is not a map on workload vectors (its engines: "
-                             f"{', '.join(system.engines)}), so it has no envelope")
         object.__setattr__(self, "system", system)
         object.__setattr__(self, "servers", system.servers)
         object.__setattr__(self, "params", self._params())
@@ -843,7 +846,7 @@ class SplitBound(System):
         return f" within each block (loss block w[:{self.p}], JSW block w[{self.p}:])"
 
 
-def check_system(value: Any, name: str = "system") -> Any:
+def check_system(value: Any, name: str = "system", *, needs_map: str | None = None) -> Any:
     """``value`` if it is a :class:`recursions.System`, else a ``TypeError`` naming it.
 
     Parameters
@@ -852,6 +855,10 @@ def check_system(value: Any, name: str = "system") -> Any:
         What was given.
     name : str, default "system"
         The parameter's name.
+    needs_map : str, optional
+        What needs a map on workload vectors (``"a Loynes sequence"``): a system that has
+        none (a queue-length system, whose engines keep counts of jobs) is then refused with
+        a ``ValueError`` saying so.
 
     Returns
     -------
@@ -863,7 +870,17 @@ def check_system(value: Any, name: str = "system") -> Any:
     Traceback (most recent call last):
     ...
     TypeError: system must be a recursions system, got str
+    >>> import recursions as rc
+    >>> try:
+    ...     check_system(rc.JSQ(2), needs_map="a growth test")
+    ... except ValueError as e:
+    ...     print(str(e)[:64])
+    JSQ(servers=2, buffer=None) is not a map on workload vectors (it
     """
     if not isinstance(value, System):
         raise TypeError(f"{name} must be a recursions system, got {type(value).__name__}")
+    if needs_map is not None and "dense" not in value.engines:
+        raise ValueError(f"{value!r} is not a map on workload vectors (it runs on the "
+                         f"{' and '.join(value.engines)} engines, which keep counts of jobs): "
+                         f"{needs_map} needs one; simulate it with rc.simulate")
     return value

@@ -435,3 +435,20 @@ def test_check_stability_of_queue_length_policies(system, rate, verdict, basis):
     assert rep.verdict == verdict and rep.decided_by.name == basis, rep
     if verdict == "undecided":
         assert "no stability theorem" in rep.decided_by.detail
+
+
+def test_what_needs_a_workload_map_refuses_queue_length_systems_saying_so():
+    # they pass check_system now: each door that needs a map says what it needs (before, some
+    # spoke of options never given, or of a buffered JIQ, or of a missing exact method)
+    import coupling.strategies as cs
+
+    inp = rc.Poisson(2.0, D.Exponential(1.0))
+    for what, call in [
+            ("a growth test", lambda: ly.growth_rate(zw.JSQ(3), inp)),
+            ("a Loynes sequence", lambda: ly.loynes(zw.I1F(3), inp, 1024)),
+            ("an envelope", lambda: rc.Envelope(zw.PowerOfD(3, 2))),
+            ("backward draws", lambda: rc.BackwardDraws(zw.JSQ(3), inp)),
+            ("a strategy of states", lambda: cs.states_for(zw.JSQ(3))),
+            ("start=", lambda: rc.simulate(zw.JSQ(3), inp, steps=1000, start="stationary"))]:
+        with pytest.raises(ValueError, match=rf"not a map on workload vectors .*: {what}"):
+            call()
