@@ -348,21 +348,26 @@ _HEAP_EDITS = (  # (line in recursions/heap.py, what the compiled copy has inste
     ("SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.drivers\n",
      ""),
     ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
+    ("POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound "
+     "likewise\n", ""),
 )
 
-_HEAPS: dict[tuple[int, int], Any] = {}
+_HEAPS: dict[tuple[tuple[int, int], int], Any] = {}
 
 
-def heap_drivers(laws: tuple[int, int]) -> Any:
+def heap_drivers(laws: tuple[int, int], policy: int | None = None) -> Any:
     """:mod:`recursions.heap` compiled with the law codes ``laws`` bound (``run_heap_draws``).
 
     As :func:`compiled_drivers` with ``laws``: the service and interarrival codes are
     compile-time constants of the copy, so its loop holds only those laws' samplers. Compiled
     on first use and cached on disk (keyed by the text of ``heap.py`` and of
-    :data:`ENGINE_SOURCES`, the versions and the codes).
+    :data:`ENGINE_SOURCES`, the versions and the codes). With ``policy`` (a
+    :class:`~recursions.codes.HeapPolicy`), the routing policy is a constant of the copy too;
+    without, it is read at run time.
     """
     laws = (int(laws[0]), int(laws[1]))
-    hit = _HEAPS.get(laws)
+    pol = -1 if policy is None else int(policy)
+    hit = _HEAPS.get((laws, pol))
     if hit is not None:
         return hit
     import numba
@@ -376,16 +381,16 @@ def heap_drivers(laws: tuple[int, int]) -> Any:
         src = src.replace(line, new)
     h = hashlib.sha256()
     for part in (src, _engine_text(), __version__, numba.__version__,
-                 repr(sorted(JIT_OPTIONS.items())), repr(laws)):
+                 repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else [])):
         h.update(part.encode())
         h.update(b"\0")
-    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "jit": _project_jit}
+    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "jit": _project_jit}
     mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
     from . import heap
 
     for name in ("sift_down", "floyd_min", "redundancy_event"):  # compiled (and cached) once
         setattr(mod, name, getattr(heap, name))  # in recursions.heap, not again per copy
-    _HEAPS[laws] = mod
+    _HEAPS[(laws, pol)] = mod
     return mod
 
 

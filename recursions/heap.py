@@ -33,6 +33,7 @@ REBASE = 2.0**20
 DRAW = False  # whether heap_steps draws inside the loop; bound by recursions.drivers
 SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.drivers
 TCODE = 0  # the interarrival law code; bound likewise
+POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound likewise
 
 
 @jit
@@ -134,6 +135,8 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     """
     if draw != DRAW:
         raise ValueError("this engine was compiled for the other way of drawing")
+    if POLICY >= 0:  # a copy compiled for one policy: the branches below fold away
+        policy = POLICY
     n = e.size
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     c = np.zeros(acc.shape[1])
@@ -278,6 +281,8 @@ def run_heap_draws(policy, d, params, e, hp, ps, state, gs, scode, spar, gt, tco
     """
     if scode != SCODE or tcode != TCODE:
         raise ValueError("these drivers were compiled for other law codes")
+    if POLICY >= 0 and policy != POLICY:
+        raise ValueError("these drivers were compiled for another policy")
     empty = np.zeros(0)
     t, el, i = heap_steps(policy, d, params, e, hp, ps, state[0], state[1], int(state[2]),
                           empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,

@@ -487,13 +487,22 @@ class HeapEngine(_WorkloadEngine):
         if plan.laws is not None and policy != hp.REDUNDANCY:
             from .drivers import heap_drivers
 
-            law_drivers = heap_drivers((plan.laws[0], plan.laws[2]))
+            law_drivers = heap_drivers((plan.laws[0], plan.laws[2]),
+                                       policy if HEAP_POLICY_COPIES else None)
         return _HeapRun(system, plan, W, every, streams, gens, hp.uniforms_for(policy, d),
                         law_drivers, policy=policy, d=d)
 
 
 DENSE = register(DenseEngine())
 HEAP = register(HeapEngine())
+
+
+HEAP_POLICY_COPIES = False
+"""Whether the heap engine's drawing loop runs on a copy compiled for the system's policy.
+
+Off: the policy is read at run time (see ``docs/benchmarks.md``, section
+:ref:`bench-heap-policy`, for the measurement).
+"""
 
 
 def _not_estimated(system: Any, plan: RunPlan) -> str | None:

@@ -1,0 +1,80 @@
+"""The heap engine with its routing policy read at run time or compiled in, side by side.
+
+The heap engine's drawing loop (``recursions.heap.heap_steps``, compiled per pair of law codes
+by ``recursions.drivers.heap_drivers``) chooses the server by a chain of tests of its
+``policy`` argument at every arrival. ``heap_drivers(laws, policy)`` compiles a copy with the
+policy a constant, so the chain folds away. For JSW, JIQ and LL(2) at 10^5 servers and JIQ at
+10^3 (M/M, load 0.9), this runs ``rc.simulate(..., engine="heap")`` on both copies in
+interleaved rounds (the order alternating), timed by CPU time, checks that both give the same
+``p_wait`` and reports the ratio of CPU times (runtime / compiled-in: above 1, the copy is
+faster) as min / median / max. ``recursions.workload.HEAP_POLICY_COPIES`` chooses between them;
+the table on ``docs/benchmarks.md`` (section "The heap engine's policy") set it.
+
+Run: ``python benchmarks/heap_policy.py [--quick] [--csv]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import warnings
+
+from _tables import finish
+
+import recursions as rc
+import recursions.workload as wl
+from recursions.tables import Rows
+
+CASES = (("JSW", 10**5), ("JIQ", 10**5), ("LL(2)", 10**5), ("JIQ", 10**3))
+
+
+def _system(name: str, n: int) -> rc.System:
+    return {"JSW": rc.JSW, "JIQ": rc.JIQ}[name](n) if name != "LL(2)" else rc.LeastOfD(n, 2)
+
+
+def _cpu(system: rc.System, inp: rc.Input, steps: int, seed: int, copies: bool
+         ) -> tuple[float, object]:
+    wl.HEAP_POLICY_COPIES = copies
+    t0 = time.process_time()
+    res = rc.simulate(system, inp, steps=steps, rng=seed, engine="heap")
+    return time.process_time() - t0, res.p_wait
+
+
+def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
+    """One row: the ratio runtime / compiled-in CPU time over interleaved rounds."""
+    system, inp = _system(name, n), rc.Poisson(0.9 * n, rc.dists.Exponential(1.0))
+    keep = wl.HEAP_POLICY_COPIES
+    try:
+        for copies in (False, True):  # compile (or load) both copies first
+            _cpu(system, inp, 4 * n, 0, copies)
+        ratios, same = [], True
+        for r in range(rounds):
+            order = (False, True) if r % 2 == 0 else (True, False)
+            out = {c: _cpu(system, inp, steps, r + 1, c) for c in order}
+            same = same and out[False][1] == out[True][1]
+            ratios.append(out[False][0] / out[True][0])
+    finally:
+        wl.HEAP_POLICY_COPIES = keep
+    return {"policy": name, "servers": n, "steps": steps, "rounds": rounds,
+            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
+            "ratio_max": max(ratios), "same_numbers": same}
+
+
+def main(argv: list[str] | None = None) -> Rows:
+    """Print the table (and write ``results/heap_policy.csv`` with ``--csv``)."""
+    args = sys.argv[1:] if argv is None else argv
+    steps, rounds = (400_000, 2) if "--quick" in args else (3_000_000, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        rows = [measure(name, n, steps, rounds) for name, n in CASES]
+    print("| policy | servers | runtime / compiled-in CPU time (min / median / max) | same |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['policy']} | {r['servers']} | {r['ratio_min']:.2f} / "
+              f"{r['ratio_median']:.2f} / {r['ratio_max']:.2f} | {r['same_numbers']} |")
+    return finish(rows, ("policy", "servers"), "heap_policy")
+
+
+if __name__ == "__main__":
+    main()
