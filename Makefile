@@ -34,7 +34,8 @@ demo: $(STAMP)
 # docs build executes the notebooks from empty caches of its own too, so a kernel that only
 # compiles in a worker process or a notebook is compiled there. The built site is then opened
 # in headless Chromium (tests/test_site.py: formulas typeset, figures and links present;
-# screenshots in docs/_build/screenshots/), so that check runs after the docs build.
+# screenshots in docs/_build/screenshots/), so that check runs after the docs build. The
+# suite prints its 30 slowest tests (the whole of make test should stay near 15 minutes).
 TEST_CACHE := $(CURDIR)/.test-cache
 cold = QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/drivers NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/numba
 
@@ -43,7 +44,7 @@ test: $(STAMP)
 	$(VENV)/bin/mypy
 	rm -rf $(TEST_CACHE) && mkdir -m 700 $(TEST_CACHE)
 	$(call cold,suite) $(PY) -m pytest --doctest-modules recursions coupling loynes tests \
-		--ignore=tests/test_site.py
+		--ignore=tests/test_site.py --durations=30
 	$(call cold,docs) $(MAKE) --no-print-directory docs
 	$(PY) -m pytest tests/test_site.py
 
