@@ -75,7 +75,9 @@ static uint64_t splitmix(uint64_t *x) {
 
 static void seed(rng_t *g, uint64_t s) { for (int i = 0; i < 4; i++) g->s[i] = splitmix(&s); }
 
-static inline double uni(rng_t *g) { return ((double)(next64(g) >> 11) + 0.5) * 0x1.0p-53; }
+static inline double uni(rng_t *g) { /* in (0, 1): 52 bits and a half */
+    return ((double)(next64(g) >> 12) + 0.5) * 0x1.0p-52;
+}
 
 /* Marsaglia and Tsang (2000), the exponential ziggurat with 256 layers */
 static uint32_t ke[256];
@@ -117,9 +119,8 @@ static inline double rexp(rng_t *g) {
 
 static inline int level_bin(const double *grid, int ng, double h, double x) {
     if (x <= grid[0]) return 0;
-    int j = (int)ceil((x - grid[0]) * (1.0 / h));
-    if (j < 0) j = 0;
-    if (j > ng) j = ng;
+    double v = ceil((x - grid[0]) * (1.0 / h));
+    int j = v > ng ? ng : (int)v;  /* clamped before the cast */
     while (j > 0 && grid[j - 1] >= x) j--;
     while (j < ng && grid[j] < x) j++;
     return j;

@@ -320,7 +320,7 @@ def perfect_sample(
     >>> int(ps.customers_back.min()) >= 0, bool((ps.seconds > 0).all())
     (True, True)
     """
-    check_system(system)
+    check_system(system, needs_map="an exact sample of the workload vector")
     check_input(input)
     system.check_input(input)
     size = check_int(size, "size", 1)

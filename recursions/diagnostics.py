@@ -185,7 +185,8 @@ more slowly than that, so 10 is the least, not a comfortable margin.
 """
 
 
-def short_run(relaxation: float | None, arrivals: float) -> str | None:
+def short_run(relaxation: float | None, arrivals: float,
+              mean_interarrival: float | None = None) -> str | None:
     """The message for a run too short for its heavy-traffic relaxation time, or ``None``.
 
     A fixed-budget run's intervals come from :data:`~recursions.plan.REPORTED_BATCHES` (32)
@@ -204,6 +205,8 @@ def short_run(relaxation: float | None, arrivals: float) -> str | None:
     arrivals : float
         Measured arrivals per replication (their mean over the replications of a run by
         time).
+    mean_interarrival : float, optional
+        Given for a run to a time horizon: the message then names the ``time=`` it needs.
 
     Returns
     -------
@@ -230,7 +233,9 @@ def short_run(relaxation: float | None, arrivals: float) -> str | None:
             f"arrivals), fewer than the {need} that {REPORTED_BATCHES} batch means of "
             f"{RELAXATIONS_PER_BATCH} relaxation times each need, so the confidence "
             "intervals cannot be trusted (they are likely too narrow). Ask for precision= "
-            f"(run until precise), or run at least steps={required} per replication")
+            f"(run until precise), or run at least steps={required} per replication"
+            + ("" if mean_interarrival is None else
+               f" (time={required * mean_interarrival:.6g})"))
 
 
 def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload"

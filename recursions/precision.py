@@ -134,6 +134,8 @@ def _fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
 
 def _targets(precision: Any, statistics: Sequence[str] | None,
              available: Sequence[str], no_clt: Mapping[str, str]) -> dict[str, float]:
+    if isinstance(statistics, str):  # one name
+        statistics = (statistics,)
     if isinstance(precision, Mapping):
         wanted = {str(k): float(v) for k, v in precision.items()}
         if statistics is not None and set(statistics) != set(wanted):
@@ -162,6 +164,35 @@ def _targets(precision: Any, statistics: Sequence[str] | None,
 MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "p_wait")
 """The statistic MSER's truncation point is chosen on: the first of these the run has (one
 series, not the most truncated of several, which multiplied the rule's false alarms)."""
+
+
+def _with_mser_series(system: Any, statistics: Any, auto: bool) -> tuple[str, ...] | None:
+    """``statistics=`` as the run keeps it: with ``warmup="auto"``, also MSER's series.
+
+    MSER cuts the transient on the first statistic of :data:`MSER_PREFERENCE` the system has,
+    whatever the user keeps, so that naming statistics never moves the truncation point;
+    :func:`_only` drops it from the result again.
+    """
+    if statistics is None:
+        return None
+    names = (statistics,) if isinstance(statistics, str) else tuple(statistics)
+    if not auto:
+        return names
+    from .workload_result import estimated
+
+    have = estimated(system)
+    key = next((k for k in MSER_PREFERENCE if k in have), None)
+    return names if key is None or key in names else (*names, key)
+
+
+def _only(res: SimulationResult, names: Sequence[str]) -> SimulationResult:
+    """``res`` reporting only the statistics ``names`` (the others ``None``)."""
+    from .plan import STATISTICS
+
+    drop: dict[str, Any] = {k: None for k in STATISTICS
+                            if k not in names and getattr(res, k, None) is not None}
+    sums = {k: v for k, v in (res._sums or {}).items() if k in names}
+    return dataclasses.replace(res, _sums=sums, **drop)
 
 
 def _side(system: Any, kind: str) -> int:
@@ -217,7 +248,7 @@ def _start_states(start: Any, system: Any, input: Any, nrep: int,
     from .starts import states_from_profile, stationary_states
     from .systems import check_system
 
-    check_system(system, needs_map="start= (a start is a vector of workloads)")
+    check_system(system, needs_map="a start state (a vector of workloads)")
     seed = np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 0x5747))
     if isinstance(start, str):
         if start != "stationary":
@@ -306,12 +337,15 @@ def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any
     if precision is None:
         if steps is None:
             raise ValueError("steps is required (or precision= to run until precise)")
-        if statistics is not None:  # without a target, the statistics to keep
-            rest = dict(rest, statistics=statistics)
+        kept = _with_mser_series(system, statistics, auto)
+        if kept is not None:  # without a target, the statistics to keep
+            rest = dict(rest, statistics=kept)
         res = once(check_count(steps, "steps", 1))
         passed_on(res)
         out = _finish(res, list(res.statistics), auto, confidence, min(base, res.steps), kind,
                       side)
+        if kept is not None and statistics is not None:
+            out = _only(out, (statistics,) if isinstance(statistics, str) else statistics)
         if batches is None:  # a fixed budget: say when its headline intervals are not trusted
             short = dg.short_run(system.relaxation(input), out.steps)
             if short is not None and kind == "stationary":

@@ -270,7 +270,8 @@ class SimulationResult(Record):
             raise ValueError(f"q must be a number in (0, 1), got {q!r}")
         if counts is None or den is None or self.grid.size == 0 or np.ndim(counts) < 3:
             raise ValueError(f"no {what.split('_')[0]} tail was accumulated by this run "
-                             "(queue-length engines keep none)")
+                             "(queue-length engines keep none, nor a run with statistics= "
+                             "naming only waits or losses)")
         iv = quantile_interval(self.grid, counts, den, float(q), confidence,
                                statistic=f"{what}({q:g})")
         why = (self._no_clt or {}).get("p_wait") or (self._no_clt or {}).get("busy_fraction")
@@ -472,7 +473,10 @@ def untrusted_headline(result: SimulationResult) -> str | None:
     if result._short is not None:
         return result._short
     have = result.statistics
-    group = next((g for g in DEFAULT_STATISTICS if all(s in have for s in g)), ())
+    # the first headline group the run kept any of (statistics= may keep part of one), else
+    # the statistics it kept
+    group = next((tuple(s for s in g if s in have) for g in DEFAULT_STATISTICS
+                  if any(s in have for s in g)), have)
     no_clt, sums = result._no_clt or {}, result._sums or {}
     bad = {s: result.interval(s) for s in group if s not in no_clt and not _constant(*sums[s])}
     bad = {s: iv for s, iv in bad.items() if not iv.trusted}

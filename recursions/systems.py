@@ -874,13 +874,13 @@ def check_system(value: Any, name: str = "system", *, needs_map: str | None = No
     >>> try:
     ...     check_system(rc.JSQ(2), needs_map="a growth test")
     ... except ValueError as e:
-    ...     print(str(e)[:64])
-    JSQ(servers=2, buffer=None) is not a map on workload vectors (it
+    ...     print(str(e)[-55:])
+    it has none for a growth test; simulate it with rc.simulate
     """
     if not isinstance(value, System):
         raise TypeError(f"{name} must be a recursions system, got {type(value).__name__}")
     if needs_map is not None and "dense" not in value.engines:
         raise ValueError(f"{value!r} is not a map on workload vectors (it runs on the "
                          f"{' and '.join(value.engines)} engines, which keep counts of jobs): "
-                         f"{needs_map} needs one; simulate it with rc.simulate")
+                         f"it has none for {needs_map}; simulate it with rc.simulate")
     return value

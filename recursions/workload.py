@@ -340,7 +340,7 @@ class _WorkloadEngine:
         draws: Draws = (KernelDraws() if state.law_drivers is not None
                         else BlockDraws(streams, state.uniforms, state.m))
         tables = run_chunks(state, plan, draws)
-        if self.name == "heap" and plan.time is not None:
+        if self.name == "heap" and plan.time is not None and not plan.lean:
             fewest = int(state.acc[..., eng.SAMPLED].sum(axis=1).min())
             if fewest < 2:
                 raise ValueError(few_snapshots(fewest, None, every, S,
@@ -362,7 +362,8 @@ class _WorkloadEngine:
                        "replication(s)", "use fewer servers or replications")
         starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
         every = max(1, S) if plan.profile_every is None else plan.profile_every
-        self._check_snapshots(plan, every, S)
+        if not plan.lean:  # a lean run keeps no statistic of the snapshots
+            self._check_snapshots(plan, every, S)
         grid_size = None if plan.grid is None else plan.grid.size
         per_rep = (float(plan.batches) * batch_doubles(plan)
                    + float(plan.chunk) * (2 + max(system.uniforms, 1))
@@ -444,8 +445,10 @@ class DenseEngine(_WorkloadEngine):
             from .drivers import compiled_drivers
 
             assert plan.laws is not None
+            # a map that checks its runs (rc.Map) reads the workload sums: never lean
+            lean = plan.lean and type(system).check_run is System.check_run
             law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
-                                           system.servers, lean=plan.lean)[0]
+                                           system.servers, lean=lean)[0]
         return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
                          drivers=drivers)
 
@@ -509,7 +512,7 @@ def _not_estimated(system: Any, plan: RunPlan) -> str | None:
     """Why ``plan.statistics`` cannot be reported for ``system`` (one it has no estimate of)."""
     if plan.statistics is None:
         return None
-    have = estimated(system, hp.policy_of(system)[0] == hp.REDUNDANCY)
+    have = estimated(system)
     bad = [n for n in plan.statistics if n not in have]
     if not bad:
         return None

@@ -58,11 +58,11 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     from .output_analysis import clt_failures
 
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
-    keep = set(estimated(system, redundant) if plan.statistics is None else plan.statistics)
+    keep = set(estimated(system) if plan.statistics is None else plan.statistics)
     fine = acc
     seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
-    sums = {k: v for k, v in _sums(fine, seen_fine, S, system.has_loss, redundant).items()
-            if k in keep}  # what interval() reads
+    every = _sums(fine, seen_fine, S, system.has_loss, redundant)
+    sums = {k: v for k, v in every.items() if k in keep}  # what interval() reads
     acc = merge_batches(fine, plan.merge)  # the estimates' batches
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
     seen = snaps if heap else arr
@@ -70,10 +70,12 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     check = _batch_checks(acc, snaps if heap else arr,
                           "response time" if redundant else "workload found at the joined server",
                           state=not plan.lean)
-    # the statistics without a valid standard error; FCFS systems warn about their waits
-    no_clt = clt_failures(plan.input, list(sums))
+    # the statistics without a valid standard error (of every statistic: the quantiles read
+    # p_wait's and busy_fraction's); FCFS systems warn about their waits
+    no_clt = clt_failures(plan.input, list(every))
     # a fixed budget too short for the load's heavy-traffic relaxation time says so
-    short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep) \
+    short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep,
+                         None if plan.time is None else plan.input.mean_interarrival) \
         if plan.default else None
     result = SimulationResult(
         system=repr(system),
@@ -112,15 +114,14 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
 
-def estimated(system: Any, redundant: bool) -> tuple[str, ...]:
+def estimated(system: Any) -> tuple[str, ...]:
     """The statistics a dense or heap run of ``system`` estimates.
 
     Parameters
     ----------
     system : recursions.System
-        The system.
-    redundant : bool
-        Whether it is a redundancy system (it reports ``mean_response``).
+        The system (a redundancy system reports ``mean_response``, a loss system ``p_loss``
+        and ``overflow_work``, the others ``p_wait`` and ``mean_wait``).
 
     Returns
     -------
@@ -129,10 +130,12 @@ def estimated(system: Any, redundant: bool) -> tuple[str, ...]:
     Examples
     --------
     >>> import recursions as rc
-    >>> estimated(rc.JSW(2), False)
+    >>> estimated(rc.JSW(2))
     ('p_wait', 'mean_wait', 'mean_workload', 'busy_fraction', 'p_all_busy')
     """
-    if redundant:
+    from . import heap as hp
+
+    if hp.policy_of(system)[0] == hp.REDUNDANCY:
         first: tuple[str, ...] = ("mean_response",)
     elif system.has_loss:
         first = ("p_loss", "overflow_work")

@@ -97,18 +97,68 @@ def test_other_paths_report_only_the_statistics_named(system, inp, kw):
     assert lean.mean_workload is None and lean.busy_fraction is None
 
 
-def test_warmup_auto_keeps_only_the_statistics_named():
-    inp = rc.Poisson(0.8, E(1.0))
-    a = _quiet(rc.JSW(1), inp, steps=40_000, warmup="auto", statistics="mean_wait", rng=4)
-    b = _quiet(rc.JSW(1), inp, steps=40_000, warmup="auto", rng=4)
-    assert a.statistics == ("mean_wait",) and a.mean_wait is not None and a.p_wait is None
-    assert a.warmup_rule == b.warmup_rule == "mser"
+@pytest.mark.parametrize(("names", "w0"), [("mean_wait", None), ("p_wait", None),
+                                          ("p_wait", [30.0])])
+def test_warmup_auto_cuts_where_a_full_run_cuts(names, w0):
+    # MSER reads the mean wait whatever statistics= keeps, so the truncation point and the
+    # numbers are a full run's (reading p_wait instead cut 313 arrivals against 3125)
+    inp = rc.Poisson(0.9, E(1.0))
+    kw = {"steps": 40_000, "warmup": "auto", "rng": 4, "w0": w0}
+    a = _quiet(rc.JSW(1), inp, statistics=names, **kw)
+    b = _quiet(rc.JSW(1), inp, **kw)
+    assert a.statistics == (names,) and getattr(a, names) == getattr(b, names)
+    assert a.warmup == b.warmup and a.warmup_rule == b.warmup_rule == "mser"
+    other = "mean_wait" if names == "p_wait" else "p_wait"
+    assert getattr(a, other) is None
+
+
+def test_part_of_the_headline_group_still_warns_when_untrusted():
+    inp = rc.Poisson(3.7, E(1.0))  # JIQ(4) at 0.925, a short run
+    for names in (None, ("mean_wait",)):
+        with pytest.warns(rc.SimulationWarning, match="cannot be trusted"):
+            rc.simulate(rc.JIQ(4), inp, steps=4000, rng=1, statistics=names)
+
+
+def test_an_infinite_variance_still_marks_the_quantiles_untrusted():
+    inp = rc.Poisson(0.5, rc.dists.Lomax(1.9, mean=1.0))  # E[sigma^2] = inf
+    res = _quiet(rc.JSW(1), inp, steps=20_000, rng=1, statistics=("mean_workload",),
+                 grid=np.linspace(0.0, 20.0, 41))
+    assert not res.wait_quantile(0.8).trusted
+
+
+def test_a_lean_heap_run_needs_no_snapshots():
+    inp = rc.Poisson(900.0, E(1.0))
+    res = _quiet(rc.JSW(1000), inp, steps=500, rng=1, statistics="p_wait")
+    assert res.engine == "heap" and res.p_wait is not None
+    res = _quiet(rc.JSW(1000), inp, time=0.5, rng=1, statistics="p_wait")
+    assert res.p_wait is not None
+
+
+def test_a_users_map_keeps_its_run_check(monkeypatch):
+    # rc.Map checks its runs on the workload sums, which the lean loop does not keep
+    import recursions.drivers as drv
+
+    seen = []
+    real = drv.compiled_drivers
+
+    def spy(*args, **kw):
+        seen.append(kw.get("lean", False))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(drv, "compiled_drivers", spy)
+    mine = rc.Map(rc.maps.jsw, servers=2)
+    inp = rc.Poisson(1.0, E(1.0))
+    a = _quiet(mine, inp, steps=5000, rng=1, statistics=WAITS)
+    b = _quiet(rc.JSW(2), inp, steps=5000, rng=1, statistics=WAITS)
+    assert a.p_wait == b.p_wait and seen[-1] and not any(seen[:-1])  # lean for JSW only
 
 
 def test_in_precision_mode_statistics_still_name_the_targets():
-    res = _quiet(rc.JSW(1), rc.Poisson(0.5, E(1.0)), precision=0.2, statistics=("mean_wait",),
-                 rng=5)
-    assert res.precision.reached and res.mean_workload is not None
+    for names in (("mean_wait",), "mean_wait"):  # a single name is one name, not letters
+        res = _quiet(rc.JSW(1), rc.Poisson(0.5, E(1.0)), precision=0.2, statistics=names,
+                     rng=5)
+        assert res.precision.reached and res.mean_workload is not None
+        assert list(res.precision.intervals) == ["mean_wait"]
 
 
 @pytest.mark.parametrize(("kw", "exc", "match"), [

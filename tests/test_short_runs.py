@@ -59,6 +59,7 @@ def test_short_run_threshold():
     assert "cannot be trusted" in msg and "precision=" in msg
     assert short_run(None, 10) is None and short_run(0.0, 10) is None
     # T carries rounding error at the documented loads: the length asked for passes
+    assert "(time=20480)" in short_run(T, 100, mean_interarrival=2.0)  # a run by time
     for rho, need in ((0.95, 231_040), (0.9, 51_840), (0.8, 10_240)):
         T = rc.JSW(1).relaxation(rc.Poisson(rho, EXP))
         assert short_run(T, need) is None, (rho, T)

@@ -440,6 +440,7 @@ def test_check_stability_of_queue_length_policies(system, rate, verdict, basis):
 def test_what_needs_a_workload_map_refuses_queue_length_systems_saying_so():
     # they pass check_system now: each door that needs a map says what it needs (before, some
     # spoke of options never given, or of a buffered JIQ, or of a missing exact method)
+    import coupling as cp
     import coupling.strategies as cs
 
     inp = rc.Poisson(2.0, D.Exponential(1.0))
@@ -449,6 +450,8 @@ def test_what_needs_a_workload_map_refuses_queue_length_systems_saying_so():
             ("an envelope", lambda: rc.Envelope(zw.PowerOfD(3, 2))),
             ("backward draws", lambda: rc.BackwardDraws(zw.JSQ(3), inp)),
             ("a strategy of states", lambda: cs.states_for(zw.JSQ(3))),
-            ("start=", lambda: rc.simulate(zw.JSQ(3), inp, steps=1000, start="stationary"))]:
-        with pytest.raises(ValueError, match=rf"not a map on workload vectors .*: {what}"):
+            ("a start state", lambda: rc.simulate(zw.JSQ(3), inp, steps=1000,
+                                                  start="stationary")),
+            ("an exact sample", lambda: cp.perfect_sample(zw.JSQ(3), inp, 10, rng=1))]:
+        with pytest.raises(ValueError, match=rf"not a map on workload vectors .*none for {what}"):
             call()
