@@ -874,7 +874,7 @@ def check_system(value: Any, name: str = "system", *, needs_map: str | None = No
     >>> try:
     ...     check_system(rc.JSQ(2), needs_map="a growth test")
     ... except ValueError as e:
-    ...     print(str(e)[-55:])
+    ...     print(str(e)[str(e).index("it has"):])
     it has none for a growth test; simulate it with rc.simulate
     """
     if not isinstance(value, System):

@@ -53,9 +53,10 @@ def test_throughput_floors_compute_simulates_numbers(monkeypatch):
     # final state, P(wait) and mean workload equal bit for bit, at 1, 3 (no full 4-lane
     # block), 10 and 16 servers (inside the branch-free pass's range)
     monkeypatch.syspath_prepend(str(BENCH))
-    spec = importlib.util.spec_from_file_location("_bench_kw", BENCH / "kw_throughput.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    # imported by its own name, as the script imports it: numba's cache of its floors then
+    # loads in a later session (under another name the cached index could not be read back)
+    monkeypatch.delitem(sys.modules, "kw_throughput", raising=False)
+    mod = importlib.import_module("kw_throughput")
     for s in (1, 3, 10, 16):
         assert mod.minimal_check(s, 0.9 * s, 3000), s
 
