@@ -350,12 +350,15 @@ _HEAP_EDITS = (  # (line in recursions/heap.py, what the compiled copy has inste
     ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
     ("POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound "
      "likewise\n", ""),
+    ("WIDE = True  # the 4-ary heap with keys in heap order (else binary); recursions.drivers "
+     "may bind\n", ""),
 )
 
-_HEAPS: dict[tuple[tuple[int, int], int], Any] = {}
+_HEAPS: dict[tuple[tuple[int, int], int, bool], Any] = {}
 
 
-def heap_drivers(laws: tuple[int, int], policy: int | None = None) -> Any:
+def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
+                 wide: bool | None = None) -> Any:
     """:mod:`recursions.heap` compiled with the law codes ``laws`` bound (``run_heap_draws``).
 
     As :func:`compiled_drivers` with ``laws``: the service and interarrival codes are
@@ -363,11 +366,16 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None) -> Any:
     on first use and cached on disk (keyed by the text of ``heap.py`` and of
     :data:`ENGINE_SOURCES`, the versions and the codes). With ``policy`` (a
     :class:`~recursions.codes.HeapPolicy`), the routing policy is a constant of the copy too;
-    without, it is read at run time.
+    without, it is read at run time. ``wide`` chooses the heap's layout (4-ary with keys in heap
+    order, or binary; default :data:`recursions.heap.WIDE`): only the benchmark
+    (``benchmarks/heap_layout.py``) asks for the other one.
     """
+    from . import heap
+
     laws = (int(laws[0]), int(laws[1]))
     pol = -1 if policy is None else int(policy)
-    hit = _HEAPS.get((laws, pol))
+    w = heap.WIDE if wide is None else bool(wide)
+    hit = _HEAPS.get((laws, pol, w))
     if hit is not None:
         return hit
     import numba
@@ -381,16 +389,18 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None) -> Any:
         src = src.replace(line, new)
     h = hashlib.sha256()
     for part in (src, _engine_text(), __version__, numba.__version__,
-                 repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else [])):
+                 repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else []),
+                 "wide" if w else "binary"):
         h.update(part.encode())
         h.update(b"\0")
-    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "jit": _project_jit}
+    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "WIDE": w,
+             "jit": _project_jit}
     mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
-    from . import heap
-
-    for name in ("sift_down", "floyd_min", "redundancy_event"):  # compiled (and cached) once
-        setattr(mod, name, getattr(heap, name))  # in recursions.heap, not again per copy
-    _HEAPS[(laws, pol)] = mod
+    shared = ("sift_down", "sift_down4", "floyd_min") + (("redundancy_event",) if w == heap.WIDE
+                                                          else ())
+    for name in shared:  # compiled (and cached) once in recursions.heap, not again per copy
+        setattr(mod, name, getattr(heap, name))
+    _HEAPS[(laws, pol, w)] = mod
     return mod
 
 

@@ -131,6 +131,50 @@ def test_floyd_draws_distinct_uniform_subsets():
     assert np.all(np.abs(freq - exact) <= Z * np.sqrt(exact * (1 - exact) / reps) + 1e-12)
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 21, 200])
+def test_four_ary_heap_keeps_the_least_empty_time_on_top(n):
+    # sift_down4 against the naive reading: after any key grows, the top is the least E, every
+    # node's key is no larger than its children's, the keys are E in heap order, pos inverts heap
+    gen = np.random.default_rng(n)
+    E = np.where(gen.random(n) < 0.3, 0.0, gen.exponential(size=n))  # ties at 0, as from empty
+    heap, pos = hp.init_heap(E[None, :])
+    heap, pos = heap[0], pos[0]
+    K = E[heap]
+    for _ in range(400):
+        j = int(gen.integers(n)) if gen.random() < 0.5 else int(heap[0])
+        E[j] += gen.exponential() * (gen.random() < 0.9)  # sometimes the key does not change
+        K[pos[j]] = E[j]
+        hp.sift_down4(K, heap, pos, pos[j])
+        assert K[0] == E.min()
+        np.testing.assert_array_equal(K, E[heap])
+        np.testing.assert_array_equal(pos[heap], np.arange(n))
+        parents = (np.arange(1, n) - 1) // 4
+        assert np.all(K[parents] <= K[1:])
+
+
+def test_heap_layouts_give_the_same_jsw_and_least_of_d_numbers(monkeypatch):
+    # the binary layout is the 4-ary one's twin: JSW's waits and LL(2)'s paths do not depend on
+    # how ties among equal empty times are broken, so both copies give the same numbers
+    from recursions import drivers as drv
+
+    original, used = drv.heap_drivers, []
+
+    def layout(laws, policy=None, *, wide):
+        used.append(original(laws, policy, wide=wide).WIDE)
+        return original(laws, policy, wide=wide)
+
+    for system, lam in ((rc.JSW(30), 27.0), (rc.LeastOfD(30, 2), 25.0)):
+        inp = rc.Poisson(lam, D.Exponential(1.0))
+        out = []
+        for wide in (False, True):
+            monkeypatch.setattr(drv, "heap_drivers",
+                                lambda laws, policy=None, w=wide: layout(laws, policy, wide=w))
+            res = rc.simulate(system, inp, steps=60_000, rng=4, engine="heap", replications=2)
+            out.append([getattr(res, k).value for k in ("p_wait", "mean_wait", "p_all_busy")])
+        assert out[0] == out[1]
+    assert used == [False, True, False, True]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [

@@ -1,0 +1,95 @@
+"""The heap engine's layout: a 4-ary heap with keys in heap order against the binary heap.
+
+The heap engine (``recursions.heap``) keeps the servers' absolute empty times in an indexed
+min-heap. The binary heap reads each child's key through its label (``E[heap[c]]``, scattered
+reads); the 4-ary layout (``recursions.heap.sift_down4``) stores the keys in heap order beside
+the labels, so the four children of a node and their keys are contiguous, and has half as
+many levels. ``recursions.drivers.heap_drivers(laws, wide=...)`` compiles the drawing loop
+with either layout; this runs ``rc.simulate(..., engine="heap")`` on both copies in
+interleaved rounds (the order alternating), for JSW, JIQ and LL(2) at 10^3 to 10^6 servers
+(M/M at load 0.9), timed by CPU time, and reports the ratio of CPU times (binary / 4-ary:
+above 1, the 4-ary heap is faster) as min / median / max. Both layouts give the same
+statistics for JSW and LL(2) (checked: the same ``p_wait`` and ``mean_wait``); for JIQ they
+break ties among servers with equal empty times (the never-used servers of a run from empty)
+in another order, so its path is another one of the same law. ``recursions.heap.WIDE`` is
+the layout the library uses; the table on ``docs/benchmarks.md`` (section "The heap's
+layout") set it.
+
+Run: ``python benchmarks/heap_layout.py [--quick] [--csv]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import warnings
+from typing import Any
+
+from _tables import finish
+
+import recursions as rc
+import recursions.drivers as drv
+from recursions.tables import Rows
+
+POLICIES = ("JSW", "JIQ", "LL(2)")
+SERVERS = (10**3, 10**4, 10**5, 10**6)
+
+
+def _system(name: str, n: int) -> rc.System:
+    return {"JSW": rc.JSW, "JIQ": rc.JIQ}[name](n) if name != "LL(2)" else rc.LeastOfD(n, 2)
+
+
+def _cpu(system: rc.System, inp: rc.Input, steps: int, seed: int, wide: bool
+         ) -> tuple[float, tuple[float, float]]:
+    original = drv.heap_drivers
+
+    def layout(laws: Any, policy: Any = None) -> Any:
+        return original(laws, policy, wide=wide)
+
+    drv.heap_drivers = layout  # the engine imports it by name when a run starts
+    try:
+        t0 = time.process_time()
+        res = rc.simulate(system, inp, steps=steps, warmup=steps, rng=seed, engine="heap")
+        cpu = time.process_time() - t0
+    finally:
+        drv.heap_drivers = original
+    return cpu, (res.p_wait.value, res.mean_wait.value)
+
+
+def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
+    """One row: the ratio binary / 4-ary CPU time over interleaved rounds."""
+    system, inp = _system(name, n), rc.Poisson(0.9 * n, rc.dists.Exponential(1.0))
+    for wide in (False, True):  # compile (or load) both copies first
+        _cpu(system, inp, 4 * n, 0, wide)
+    ratios, same = [], True
+    for r in range(rounds):
+        order = (False, True) if r % 2 == 0 else (True, False)
+        out = {w: _cpu(system, inp, steps, r + 1, w) for w in order}
+        same = same and out[False][1] == out[True][1]
+        ratios.append(out[False][0] / out[True][0])
+    return {"policy": name, "servers": n, "steps": steps, "rounds": rounds,
+            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
+            "ratio_max": max(ratios), "same_numbers": same}
+
+
+def main(argv: list[str] | None = None) -> Rows:
+    """Print the table (and write ``results/heap_layout.csv`` with ``--csv``)."""
+    args = sys.argv[1:] if argv is None else argv
+    quick = "--quick" in args
+    rounds = 2 if quick else 7
+    servers = SERVERS[:2] if quick else SERVERS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        rows = [measure(name, n, max(4 * n, 200_000 if quick else 2_000_000), rounds)
+                for n in servers for name in POLICIES]
+    print("| policy | servers | binary / 4-ary CPU time (min / median / max) | same numbers |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['policy']} | {r['servers']:.0e} | {r['ratio_min']:.2f} / "
+              f"{r['ratio_median']:.2f} / {r['ratio_max']:.2f} | {r['same_numbers']} |")
+    return finish(rows, ("policy", "servers"), "heap_layout")
+
+
+if __name__ == "__main__":
+    main()
