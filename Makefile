@@ -35,7 +35,9 @@ demo: $(STAMP)
 # compiles in a worker process or a notebook is compiled there. The built site is then opened
 # in headless Chromium (tests/test_site.py: formulas typeset, figures and links present;
 # screenshots in docs/_build/screenshots/), so that check runs after the docs build. The
-# suite prints its 30 slowest tests (the whole of make test should stay near 15 minutes).
+# suite runs in up to 4 pytest-xdist workers, one a core (they share the cold caches, as the
+# workers of a user's sweep do), and prints its 30 slowest tests (the whole of make test
+# should stay near 15 minutes).
 TEST_CACHE := $(CURDIR)/.test-cache
 cold = QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/drivers NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/numba
 
@@ -43,8 +45,8 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	rm -rf $(TEST_CACHE) && mkdir -m 700 $(TEST_CACHE)
-	$(call cold,suite) $(PY) -m pytest --doctest-modules recursions coupling loynes tests \
-		--ignore=tests/test_site.py --durations=30
+	$(call cold,suite) $(PY) -m pytest -n auto --maxprocesses 4 --doctest-modules \
+		recursions coupling loynes tests --ignore=tests/test_site.py --durations=30
 	$(call cold,docs) $(MAKE) --no-print-directory docs
 	$(PY) -m pytest tests/test_site.py
 

@@ -36,7 +36,7 @@ def test_make_test_runs_the_notebooks_once_through_the_docs_build():
     makefile = (ROOT / "Makefile").read_text()
     test_recipe = re.search(r"^test:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
     assert "nbmake" not in makefile
-    assert "--doctest-modules recursions coupling loynes" in test_recipe
+    assert "--doctest-modules \\\n\t\trecursions coupling loynes tests" in test_recipe
     # the docs build comes last but for the browser check of the site it built
     *_, build, site = test_recipe.splitlines()
     assert "$(MAKE)" in build and build.endswith(" docs")
@@ -51,13 +51,16 @@ def test_make_test_starts_from_empty_caches_of_its_own():
     test_recipe = re.search(r"^test:.*?\n((?:\t.*\n)+)", makefile, flags=re.M).group(1)
     lines = test_recipe.splitlines()
     (clear,) = [i for i, line in enumerate(lines) if "rm -rf $(TEST_CACHE)" in line]
-    (suite,) = [i for i, line in enumerate(lines) if " -m pytest --doctest-modules " in line]
+    (suite,) = [i for i, line in enumerate(lines) if " -m pytest " in line and "--doctest" in line]
     (docs,) = [i for i, line in enumerate(lines) if "docs" in line and "$(MAKE)" in line]
     (site,) = [i for i, line in enumerate(lines) if "tests/test_site.py" in line and i > docs]
     assert clear < suite < docs < site
     # the suite leaves the site check to after the docs build (it would see a stale site)
     assert "--ignore=tests/test_site.py" in lines[suite] + lines[suite + 1]
     assert "$(call cold,suite)" in lines[suite] and "$(call cold,docs)" in lines[docs]
+    # the suite in pytest-xdist workers (as many as cores, at most 4), which share its caches
+    assert " -n auto --maxprocesses 4 " in lines[suite]
+    assert re.search(r'^test = \[.*"pytest-xdist', (ROOT / "pyproject.toml").read_text(), re.M)
     cold = re.search(r"^cold = (.*)$", makefile, flags=re.M).group(1)
     assert "QUEUE_RECURSIONS_CACHE=$(TEST_CACHE)/$(1)/" in cold
     assert "NUMBA_CACHE_DIR=$(TEST_CACHE)/$(1)/" in cold
