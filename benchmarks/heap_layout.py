@@ -15,7 +15,7 @@ in another order, so its path is another one of the same law. ``recursions.heap.
 the layout the library uses; the table on ``docs/benchmarks.md`` (section "The heap's
 layout") set it.
 
-Run: ``python benchmarks/heap_layout.py [--quick] [--csv]``.
+Run: ``python benchmarks/heap_layout.py [--quick] [--csv] [--servers N,...] [--rounds R]``.
 """
 
 from __future__ import annotations
@@ -73,12 +73,18 @@ def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
             "ratio_max": max(ratios), "same_numbers": same}
 
 
+def _option(args: list[str], name: str, default: str) -> str:
+    return args[args.index(name) + 1] if name in args else default
+
+
 def main(argv: list[str] | None = None) -> Rows:
     """Print the table (and write ``results/heap_layout.csv`` with ``--csv``)."""
     args = sys.argv[1:] if argv is None else argv
     quick = "--quick" in args
-    rounds = 2 if quick else 7
-    servers = SERVERS[:2] if quick else SERVERS
+    rounds = int(_option(args, "--rounds", "2" if quick else "7"))
+    servers = tuple(int(float(x)) for x in
+                    _option(args, "--servers", "" if not quick else "1e3,1e4").split(",") if x)
+    servers = servers or SERVERS
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         rows = [measure(name, n, max(4 * n, 200_000 if quick else 2_000_000), rounds)

@@ -15,6 +15,11 @@ each changed server down: ``O(d log n)`` per arrival. The clock is re-based
 
 Snapshots of the whole vector (busy fraction, total workload, profile histogram) are taken at
 every ``every``-th arrival (default ``n``: ``O(1)`` amortised per arrival).
+
+The heap is 4-ary with its keys stored in heap order (:func:`sift_down4`): a step down reads
+four contiguous keys instead of four scattered ones, over half the levels of a binary heap
+(:func:`sift_down`, kept as its twin). Measured against the binary heap in
+``docs/benchmarks.md``, section "The heap's layout".
 """
 
 from __future__ import annotations
