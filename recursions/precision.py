@@ -52,6 +52,16 @@ BASE_BATCHES = 256
 FIRST_STEPS = 2**14
 """Arrivals per replication of the first stage, unless ``steps`` says otherwise."""
 
+MIN_PER_SERVER = 256
+"""Arrivals per server (per replication) a run must measure before its precision counts,
+unless it starts from exact stationary states.
+
+MSER cannot tell a transient that outlasts the run from a steady level: LL(2) on 1000
+servers at load 0.95, started empty, stopped after 16 to 33 arrivals per server in 6 of 200
+runs, with intervals all below the true mean wait (``docs/benchmarks.md``, section
+"Coverage of the intervals"). A run shorter than this goes on, in stages, until it has
+measured ``MIN_PER_SERVER * servers`` arrivals."""
+
 MIN_GROWTH = 1.25
 """The least factor a stage grows by when every interval is trusted (twice while not)."""
 
@@ -361,8 +371,9 @@ def simulate_modes(system: Any, input: Any, steps: int | None, *, precision: Any
     stages = (_Retraced(once, base, nrep, fixed_warmup) if min(first, cap) < base else
               _stages(system, input, once, quietly, base, nrep, fixed_warmup,
                       dict(rest, w0=w0, rng=_fresh(ss))))
+    floor = 0 if kind == "stationary" else MIN_PER_SERVER * int(getattr(system, "servers", 1))
     out = _until_precise(stages, steps, precision, relative, confidence, statistics, max_steps,
-                         max_seconds, auto, nrep, fixed_warmup, base, kind, side)
+                         max_seconds, auto, nrep, fixed_warmup, base, kind, side, floor)
     return passed_on(out)
 
 
@@ -531,7 +542,8 @@ def _until_precise(stages: _Retraced | _Continued, steps: int | None, precision:
                    relative: bool,
                    confidence: float, statistics: Sequence[str] | None,
                    max_steps: int | None, max_seconds: float | None, auto: bool, nrep: int,
-                   fixed_warmup: int, base: int, kind: str, side: int) -> SimulationResult:
+                   fixed_warmup: int, base: int, kind: str, side: int, floor: int = 0
+                   ) -> SimulationResult:
     from ._validate import check_count
 
     n = FIRST_STEPS if steps is None else check_count(steps, "steps", 1)
@@ -556,8 +568,9 @@ def _until_precise(stages: _Retraced | _Continued, steps: int | None, precision:
         ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}
         prev = {k: (ivs[k].se, seen[k]) for k in names if ivs[k].trusted}
         tol = {k: targets[k] * (abs(ivs[k].value) if relative else 1.0) for k in names}
-        short = [k for k in names
-                 if not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
+        # a run shorter than the floor goes on, however steady it looks (MIN_PER_SERVER)
+        short = [k for k in names if n < floor
+                 or not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
         if not short:
             stopped = "precision"
             break
@@ -568,6 +581,8 @@ def _until_precise(stages: _Retraced | _Continued, steps: int | None, precision:
         grow = [(_plain_half_width(ivs[k]) / tol[k]) ** 2 * 1.2 for k in short
                 if steady and ivs[k].trusted and tol[k] > 0]
         factor = 2.0 if len(grow) < len(short) else min(16.0, max(MIN_GROWTH, max(grow)))
+        if n < floor:
+            factor = max(factor, min(16.0, floor / n))
         nxt = stages.next(n, n * factor, cap)  # at most cap: the last stage it allows
         if nxt <= n:
             stopped = "max_steps"
@@ -593,6 +608,10 @@ def _until_precise(stages: _Retraced | _Continued, steps: int | None, precision:
         dg.warn(f"{out.system}: precision not reached: {', '.join(zero)} stayed 0 over "
                 f"{n:,} arrivals per replication, and a relative half-width of 0 cannot be "
                 "reached: ask for an absolute one (relative=False), or run longer")
+    elif short and n < floor:
+        dg.warn(f"{out.system}: precision not reached ({stopped}): {n:,} arrivals per "
+                f"replication, under the {floor:,} ({MIN_PER_SERVER} a server) a run must "
+                "measure before its intervals count (a transient may outlast a shorter run)")
     elif short:
         dg.warn(f"{out.system}: precision not reached ({stopped}): " + "; ".join(
             f"{k} half-width {ivs[k].half_width:.3g} against {tol[k]:.3g}"

@@ -178,6 +178,25 @@ def test_precision_on_the_heap_engine_and_on_queue_lengths():
     assert jsq.engine in ("queues", "counts") and jsq.precision.reached
 
 
+def test_precision_counts_only_after_enough_arrivals_per_server(monkeypatch):
+    # JIQ on 400 servers at load 0.5 reaches 20% within 2^15 arrivals (82 a server) without
+    # the floor; from empty it must go on to MIN_PER_SERVER a server
+    from recursions import precision as pr
+
+    system, inp = rc.JIQ(400), rc.Poisson(200.0, E(1.0))
+    floor = pr.MIN_PER_SERVER * 400
+    with monkeypatch.context() as m:
+        m.setattr(pr, "MIN_PER_SERVER", 0)
+        early = rc.simulate(system, inp, precision=0.2, statistics=["mean_workload"], rng=2)
+    assert early.precision.reached and early.precision.steps < floor
+    res = rc.simulate(system, inp, precision=0.2, statistics=["mean_workload"], rng=2)
+    assert res.precision.reached and res.precision.steps >= floor > pr.FIRST_STEPS
+    with pytest.warns(rc.SimulationWarning, match="256 a server"):
+        short = rc.simulate(system, inp, precision=0.2, statistics=["mean_workload"], rng=2,
+                            max_steps=floor // 2)
+    assert not short.precision.reached and short.precision.stopped_by == "max_steps"
+
+
 def test_precision_on_a_users_map():
     m = rc.Map(rc.maps.jsw, servers=2, name="my-jsw")
     res = rc.simulate(m, rc.Poisson(1.2, E(1.0)), precision=0.05, warmup="auto", rng=3)
