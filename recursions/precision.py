@@ -58,9 +58,9 @@ unless it starts from exact stationary states.
 
 MSER cannot tell a transient that outlasts the run from a steady level: LL(2) on 1000
 servers at load 0.95, started empty, stopped after 16 to 33 arrivals per server in 6 of 200
-runs, with intervals all below the true mean wait (``docs/benchmarks.md``, section
-"Coverage of the intervals"). A run shorter than this goes on, in stages, until it has
-measured ``MIN_PER_SERVER * servers`` arrivals."""
+runs, with intervals all below the true mean wait (``docs/intervals.md``, "Asking for a
+precision"). A run shorter than this goes on, in stages, until it has measured
+``MIN_PER_SERVER * servers`` arrivals."""
 
 MIN_GROWTH = 1.25
 """The least factor a stage grows by when every interval is trusted (twice while not)."""
