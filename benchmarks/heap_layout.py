@@ -20,13 +20,12 @@ Run: ``python benchmarks/heap_layout.py [--quick] [--csv] [--servers N,...] [--r
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 import warnings
 from typing import Any
 
-from _tables import finish
+from _tables import finish, interleaved_ratio, print_ratios
 
 import recursions as rc
 import recursions.drivers as drv
@@ -62,15 +61,8 @@ def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
     system, inp = _system(name, n), rc.Poisson(0.9 * n, rc.dists.Exponential(1.0))
     for wide in (False, True):  # compile (or load) both copies first
         _cpu(system, inp, 4 * n, 0, wide)
-    ratios, same = [], True
-    for r in range(rounds):
-        order = (False, True) if r % 2 == 0 else (True, False)
-        out = {w: _cpu(system, inp, steps, r + 1, w) for w in order}
-        same = same and out[False][1] == out[True][1]
-        ratios.append(out[False][0] / out[True][0])
-    return {"policy": name, "servers": n, "steps": steps, "rounds": rounds,
-            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
-            "ratio_max": max(ratios), "same_numbers": same}
+    return {"policy": name, "servers": n, "steps": steps,
+            **interleaved_ratio(lambda w, seed: _cpu(system, inp, steps, seed, w), rounds)}
 
 
 def _option(args: list[str], name: str, default: str) -> str:
@@ -89,11 +81,7 @@ def main(argv: list[str] | None = None) -> Rows:
         warnings.simplefilter("ignore", rc.SimulationWarning)
         rows = [measure(name, n, max(4 * n, 200_000 if quick else 2_000_000), rounds)
                 for n in servers for name in POLICIES]
-    print("| policy | servers | binary / 4-ary CPU time (min / median / max) | same numbers |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['policy']} | {r['servers']:.0e} | {r['ratio_min']:.2f} / "
-              f"{r['ratio_median']:.2f} / {r['ratio_max']:.2f} | {r['same_numbers']} |")
+    print_ratios(rows, "binary / 4-ary CPU time")
     return finish(rows, ("policy", "servers"), "heap_layout")
 
 

@@ -15,12 +15,11 @@ Run: ``python benchmarks/heap_policy.py [--quick] [--csv]``.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 import warnings
 
-from _tables import finish
+from _tables import finish, interleaved_ratio, print_ratios
 
 import recursions as rc
 import recursions.workload as wl
@@ -48,17 +47,10 @@ def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
     try:
         for copies in (False, True):  # compile (or load) both copies first
             _cpu(system, inp, 4 * n, 0, copies)
-        ratios, same = [], True
-        for r in range(rounds):
-            order = (False, True) if r % 2 == 0 else (True, False)
-            out = {c: _cpu(system, inp, steps, r + 1, c) for c in order}
-            same = same and out[False][1] == out[True][1]
-            ratios.append(out[False][0] / out[True][0])
+        row = interleaved_ratio(lambda c, seed: _cpu(system, inp, steps, seed, c), rounds)
     finally:
         wl.HEAP_POLICY_COPIES = keep
-    return {"policy": name, "servers": n, "steps": steps, "rounds": rounds,
-            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
-            "ratio_max": max(ratios), "same_numbers": same}
+    return {"policy": name, "servers": n, "steps": steps, **row}
 
 
 def main(argv: list[str] | None = None) -> Rows:
@@ -68,11 +60,7 @@ def main(argv: list[str] | None = None) -> Rows:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         rows = [measure(name, n, steps, rounds) for name, n in CASES]
-    print("| policy | servers | runtime / compiled-in CPU time (min / median / max) | same |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['policy']} | {r['servers']} | {r['ratio_min']:.2f} / "
-              f"{r['ratio_median']:.2f} / {r['ratio_max']:.2f} | {r['same_numbers']} |")
+    print_ratios(rows, "runtime / compiled-in CPU time")
     return finish(rows, ("policy", "servers"), "heap_policy")
 
 
