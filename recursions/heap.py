@@ -171,9 +171,9 @@ def redundancy_event(params, E, K, heap, pos, t, u):
 
 
 @jit
-def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, scode, spar, gt,
-               tcode, tpar, gu, m, draw, nk, collect, horizon, total, nbatch, by_time, grid, h,
-               every, acc, hist, rebase):
+def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs, scode, spar,
+               gt, tcode, tpar, gu, m, draw, nk, collect, horizon, total, nbatch, by_time, grid,
+               h, every, acc, hist, rebase):
     """One replication through ``nk`` arrivals; returns its ``(clock, elapsed, measured)``.
 
     With ``draw`` (which must be the module's constant ``DRAW``) the service and
@@ -181,7 +181,9 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     ``TCODE`` on ``gs`` and ``gt``) and the ``m`` routing uniforms from ``gu``, customer after
     customer (the numbers of the blocks ``law.sample(gs, nk)``, ``law.sample(gt, nk)``,
     ``gu.random((nk, m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc`` and
-    ``hist`` are this replication's rows. The per-batch sums are kept in registers and written
+    ``hist`` are this replication's rows. ``K`` holds the 4-ary layout's keys in heap order
+    (``K[p] == e[hp[p]]``, kept with the heap between calls; unused by the binary layout).
+    The per-batch sums are kept in registers and written
     back when a batch ends (the same additions in the same order as one per arrival).
     """
     if draw != DRAW:
@@ -189,11 +191,6 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
     if POLICY >= 0:  # a copy compiled for one policy: the branches below fold away
         policy = POLICY
     n = e.size
-    # the 4-ary layout's keys in heap order, rebuilt from the empty times at every call (O(n),
-    # against a chunk's arrivals), so the state between calls stays (e, hp, ps)
-    K = np.empty(n if WIDE else 0)
-    for p in range(K.size):
-        K[p] = e[hp[p]]
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     c = np.zeros(acc.shape[1])
     u = np.empty(max(m, 1))
@@ -299,8 +296,9 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
         if t > rebase:  # re-base the clock
             for i in range(n):
                 e[i] -= t
-            for p in range(K.size):
-                K[p] -= t
+            if WIDE:
+                for p in range(n):
+                    K[p] -= t
             t = 0.0
     if collect:
         eng.store_batch(acc, b, c)
@@ -308,8 +306,9 @@ def heap_steps(policy, d, params, e, hp, ps, t, elapsed, idx, sig, tau, U, gs, s
 
 
 @jit(parallel=True)
-def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau, U, collect,
-                   horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase, gen):
+def run_heap_chunk(policy, d, params, E, heap, pos, keys, tnow, elapsed, idx, sig, tau, U,
+                   collect, horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase,
+                   gen):
     """Advance every replication through the chunk's pre-drawn arrivals (module docstring).
 
     ``idx[r]`` counts measured arrivals; in time mode (``by_time``) replication ``r`` stops once
@@ -321,15 +320,15 @@ def run_heap_chunk(policy, d, params, E, heap, pos, tnow, elapsed, idx, sig, tau
     none = np.zeros(1)
     for r in numba.prange(nrep):
         tnow[r], elapsed[r], idx[r] = heap_steps(
-            policy, d, params, E[r], heap[r], pos[r], tnow[r], elapsed[r], idx[r], sig[r],
+            policy, d, params, E[r], heap[r], pos[r], keys[r], tnow[r], elapsed[r], idx[r], sig[r],
             tau[r], U[r], gen, 0, none, gen, 0, none, gen, 0, False, nk, collect, horizon,
             total, nbatch, by_time, grid, h, every, acc[r], hist[r], rebase)
 
 
 @jit
-def run_heap_draws(policy, d, params, e, hp, ps, state, gs, scode, spar, gt, tcode, tpar, gu,
-                   m, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc, hist,
-                   rebase):
+def run_heap_draws(policy, d, params, e, hp, ps, keys, state, gs, scode, spar, gt, tcode, tpar,
+                   gu, m, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc,
+                   hist, rebase):
     """One replication through ``nk`` arrivals drawn inside the loop (see :func:`heap_steps`).
 
     ``state`` is ``[clock, elapsed, measured arrivals]``, updated. Runs without the GIL, so
@@ -342,7 +341,7 @@ def run_heap_draws(policy, d, params, e, hp, ps, state, gs, scode, spar, gt, tco
     if POLICY >= 0 and policy != POLICY:
         raise ValueError("these drivers were compiled for another policy")
     empty = np.zeros(0)
-    t, el, i = heap_steps(policy, d, params, e, hp, ps, state[0], state[1], int(state[2]),
+    t, el, i = heap_steps(policy, d, params, e, hp, ps, keys, state[0], state[1], int(state[2]),
                           empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,
                           gu, m, True, nk, collect, horizon, total, nbatch, by_time, grid, h,
                           every, acc, hist, rebase)
@@ -363,9 +362,15 @@ def uniforms_for(policy: int, d: int) -> int:
 
 
 def init_heap(W: np.ndarray):
-    """Heap arrays for absolute empty times ``W`` (one row per replication)."""
+    """Heap arrays for absolute empty times ``W`` (one row per replication).
+
+    Returns ``(heap, pos, keys)``: the servers in heap order, each server's position, and the
+    empty times in heap order (``keys[r, p] == W[r, heap[r, p]]``), which the 4-ary layout
+    keeps beside the heap.
+    """
     heap = np.argsort(W, axis=1, kind="stable").astype(np.int64)  # a sorted array is a heap
     pos = np.empty_like(heap)
     rows = np.arange(W.shape[0])[:, None]
     pos[rows, heap] = np.arange(W.shape[1])[None, :]
-    return np.ascontiguousarray(heap), np.ascontiguousarray(pos)
+    keys = np.take_along_axis(W, heap, axis=1)
+    return np.ascontiguousarray(heap), np.ascontiguousarray(pos), np.ascontiguousarray(keys)

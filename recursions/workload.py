@@ -137,6 +137,7 @@ class _HeapRun(_Run):
     d: int = 0
     heap: np.ndarray = field(init=False)
     pos: np.ndarray = field(init=False)
+    keys: np.ndarray = field(init=False)
     tnow: np.ndarray = field(init=False)
     elapsed: np.ndarray = field(init=False)
     idx: np.ndarray = field(init=False)
@@ -144,7 +145,7 @@ class _HeapRun(_Run):
     def __post_init__(self) -> None:
         super().__post_init__()
         nrep = self.plan.replications
-        self.heap, self.pos = hp.init_heap(self.W)
+        self.heap, self.pos, self.keys = hp.init_heap(self.W)
         self.tnow = np.zeros(nrep)
         self.elapsed = np.zeros(nrep)
         self.idx = np.zeros(nrep, dtype=np.int64)
@@ -167,9 +168,9 @@ class _HeapRun(_Run):
         g = tables.g
         time, steps, by_time = self._horizon(collect)
         hp.run_heap_chunk(self.policy, self.d, self.system.params, self.W, self.heap, self.pos,
-                          self.tnow, self.elapsed, self.idx, sig, tau, U, collect, time, steps,
-                          self.plan.batches, by_time, g, eng.uniform_step(g), self.every,
-                          self.acc, tables.hist, hp.REBASE, self.gens[0])
+                          self.keys, self.tnow, self.elapsed, self.idx, sig, tau, U, collect,
+                          time, steps, self.plan.batches, by_time, g, eng.uniform_step(g),
+                          self.every, self.acc, tables.hist, hp.REBASE, self.gens[0])
 
     def drawn(self, r: int, c: int, collect: bool, t0: int, tables: Tables) -> None:
         """Replication ``r`` through ``c`` arrivals drawn in the loop."""
@@ -177,10 +178,10 @@ class _HeapRun(_Run):
         time, steps, by_time = self._horizon(collect)
         hs = np.array([self.tnow[r], self.elapsed[r], float(self.idx[r])])
         self.law_drivers.run_heap_draws(
-            self.policy, self.d, self.system.params, self.W[r], self.heap[r], self.pos[r], hs,
-            *self.laws(r), self.gens[r], self.m, c, collect, time, steps, self.plan.batches,
-            by_time, g, eng.uniform_step(g), self.every, self.acc[r], tables.hist[r],
-            hp.REBASE)
+            self.policy, self.d, self.system.params, self.W[r], self.heap[r], self.pos[r],
+            self.keys[r], hs, *self.laws(r), self.gens[r], self.m, c, collect, time, steps,
+            self.plan.batches, by_time, g, eng.uniform_step(g), self.every, self.acc[r],
+            tables.hist[r], hp.REBASE)
         self.tnow[r], self.elapsed[r], self.idx[r] = hs[0], hs[1], int(hs[2])
 
     def replication_done(self, r: int, t0: int) -> bool:

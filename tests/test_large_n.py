@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -39,6 +41,27 @@ def test_heap_jsw_is_the_same_path_as_dense():
     inp = rc.Poisson(8.5, D.Exponential(1.0))
     a = rc.simulate(rc.JSW(10), inp, steps=50_000, rng=3, engine="dense")
     b = rc.simulate(rc.JSW(10), inp, steps=50_000, rng=3, engine="heap")
+    assert a.p_wait.value == b.p_wait.value
+    assert a.mean_wait.value == pytest.approx(b.mean_wait.value, rel=1e-9)
+    np.testing.assert_allclose(np.sort(a.final_state[0]), np.sort(b.final_state[0]), atol=1e-9)
+
+
+@pytest.mark.parametrize("law", [D.Exponential(1.0), D.HyperExponential.balanced(1.0, 6.0)],
+                         ids=["drawn in the loop", "drawn in blocks"])
+def test_heap_keys_kept_between_chunks_give_the_dense_path(law, monkeypatch):
+    # the 4-ary layout keeps its keys with the heap from one call of the event loop to the
+    # next (chunks of 997 arrivals here, and calls of as many when drawn in the loop), re-based
+    # with the clock every few time units: a key left stale between calls would send a
+    # customer to the wrong server
+    import recursions.engines as engines
+
+    inp = rc.Poisson(8.5, law)
+    monkeypatch.setattr(hp, "REBASE", 5.0)
+    monkeypatch.setattr(engines, "MAX_CALL", 997)
+    with warnings.catch_warnings():  # 50 000 arrivals of H2 are too few for its intervals
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        a = rc.simulate(rc.JSW(10), inp, steps=50_000, rng=3, engine="dense", chunk=997)
+        b = rc.simulate(rc.JSW(10), inp, steps=50_000, rng=3, engine="heap", chunk=997)
     assert a.p_wait.value == b.p_wait.value
     assert a.mean_wait.value == pytest.approx(b.mean_wait.value, rel=1e-9)
     np.testing.assert_allclose(np.sort(a.final_state[0]), np.sort(b.final_state[0]), atol=1e-9)
@@ -137,9 +160,9 @@ def test_four_ary_heap_keeps_the_least_empty_time_on_top(n):
     # node's key is no larger than its children's, the keys are E in heap order, pos inverts heap
     gen = np.random.default_rng(n)
     E = np.where(gen.random(n) < 0.3, 0.0, gen.exponential(size=n))  # ties at 0, as from empty
-    heap, pos = hp.init_heap(E[None, :])
-    heap, pos = heap[0], pos[0]
-    K = E[heap]
+    heap, pos, K = hp.init_heap(E[None, :])
+    heap, pos, K = heap[0], pos[0], K[0]
+    np.testing.assert_array_equal(K, E[heap])
     for _ in range(400):
         j = int(gen.integers(n)) if gen.random() < 0.5 else int(heap[0])
         E[j] += gen.exponential() * (gen.random() < 0.9)  # sometimes the key does not change
