@@ -17,6 +17,10 @@ name                               module
 ``simulate``                       :mod:`recursions.simulate` (the drivers: the template
                                    :mod:`recursions._engine`, compiled once per kernel by
                                    :mod:`recursions.drivers`)
+``simulate``'s modes               :mod:`recursions.modes` (``precision=``, ``warmup="auto"``,
+                                   ``start=``: validated in :mod:`recursions.plan`, stages laid
+                                   out by :mod:`recursions.stages`, analysed by
+                                   :mod:`recursions.precision`)
 ``SimulationResult``               :mod:`recursions.result`
 ``Estimate``                       :mod:`recursions.estimate`
 integer codes of the engines       :mod:`recursions.codes`

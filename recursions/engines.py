@@ -6,9 +6,9 @@ run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)
 ``engine="auto"`` takes it when it does not refuse), ``run(system, plan)`` and whether a run
 ``continues``: an engine that can go on from where a run stopped also has a ``start`` method
 (same arguments as ``run``) whose handle extends the run
-(:class:`recursions.workload.RunHandle`; the precision mode goes on from stage to stage
-there, and retraces the stages elsewhere). Engines register themselves with :func:`register`
-where they are defined:
+(:class:`recursions.workload.RunHandle`; the stages of the precision mode,
+:mod:`recursions.stages`, go on there, and are retraced elsewhere). Engines register
+themselves with :func:`register` where they are defined:
 
 ==========  ==================================================  =====  =========================
 name        what it keeps                                       goes   module
@@ -213,9 +213,11 @@ def planned(system: Simulable, input: Input, steps: int | None, **options: Any
             ) -> tuple[RunPlan, Engine]:
     """:func:`recursions.simulate`'s plan of a plain run and the engine that runs it.
 
-    ``simulate(system, input, steps, **options)`` is ``engine.run(system, plan)``; the modes
-    of :mod:`recursions.precision` run their stages this way too, and start an engine's run
-    themselves where it can go on (:meth:`recursions.workload.RunHandle.extend`).
+    ``simulate(system, input, steps, **options)`` is ``engine.run(system, plan)`` (what
+    ``simulate`` does itself: :func:`~recursions.plan.make_plan`, then :func:`choose`); a plan
+    with modes goes to :func:`recursions.modes.run_modes` instead, whose stages
+    (:mod:`recursions.stages`) vary the plan's length and start an engine's run themselves
+    where it can go on (:meth:`recursions.workload.RunHandle.extend`).
 
     Parameters
     ----------

@@ -1,10 +1,12 @@
 """What a run of :func:`recursions.simulate` is asked to do, validated once: :class:`RunPlan`.
 
 :func:`make_plan` checks the keywords every engine reads (the system, the input, ``steps`` or
-``time``, the warm-up, replications, batches, chunk, grid, ``profile_every``) and freezes
-them; the engines of :mod:`recursions.engines` then say whether they can run the plan
-(``refuses``) and run it. What only one engine needs (a workload vector ``w0``, the memory of
-its arrays) is checked by that engine.
+``time``, the warm-up, replications, batches, chunk, grid, ``profile_every``) and those of
+``simulate``'s modes (``precision=``, ``warmup="auto"``, ``start=``: :class:`Modes`), and
+freezes them; the engines of :mod:`recursions.engines` then say whether they can run the plan
+(``refuses``) and run it, and :mod:`recursions.modes` runs the stages of a plan with modes.
+What only one engine needs (a workload vector ``w0``, the memory of its arrays) is checked by
+that engine.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["DEFAULT_CHUNK", "LEAN_STATISTICS", "REPORTED_BATCHES", "STATISTICS", "RunPlan",
-           "Simulable", "default_batches", "make_plan"]
+__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_STEPS", "LEAN_STATISTICS", "MAX_STEPS",
+           "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable", "default_batches",
+           "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -74,6 +77,107 @@ def default_batches(steps: int | None, replications: int) -> tuple[int, int]:
             return steps, 1
         m = min(m, steps // REPORTED_BATCHES)
     return REPORTED_BATCHES * m, m
+
+
+BASE_BATCHES = 256
+"""Batches per replication of every stage of a run with modes (merged by the independence
+test of :func:`recursions.output_analysis.interval`)."""
+
+FIRST_STEPS = 2**14
+"""Arrivals per replication of the first stage of ``precision=``, unless ``steps`` says
+otherwise."""
+
+MAX_STEPS = 2**32
+"""Default most arrivals per replication of one stage of ``precision=``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Modes:
+    """``simulate``'s modes, validated: run until precise, cut the transient, start stationary.
+
+    Attributes
+    ----------
+    precision : float, dict or None
+        The half-width asked for (``None``: a fixed budget of ``steps`` arrivals).
+    relative, confidence, max_seconds, start
+        As given to :func:`recursions.simulate`.
+    statistics : str, sequence of str or None
+        As given: the statistics ``precision`` targets, or those a fixed budget reports.
+    auto : bool
+        Whether ``warmup="auto"`` (MSER cuts the transient).
+    steps : int or None
+        Arrivals per replication of a fixed budget, or of the first stage (``None``: the
+        default, :data:`FIRST_STEPS`).
+    max_steps : int
+        The most arrivals per replication of one stage (:data:`MAX_STEPS` by default).
+    base : int
+        Batches per replication of every stage (:data:`BASE_BATCHES` unless ``batches=``).
+    default : bool
+        Whether ``batches=`` was left out (a fixed budget then says when its headline
+        intervals cannot be trusted).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> plan = make_plan(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)),
+    ...                  precision=0.05)
+    >>> plan.modes.base, plan.modes.auto, plan.steps
+    (256, False, 16384)
+    """
+
+    precision: Any
+    relative: bool
+    confidence: float
+    statistics: Any
+    max_seconds: float | None
+    start: Any
+    auto: bool
+    steps: int | None
+    max_steps: int
+    base: int
+    default: bool
+
+
+def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, replications: int,
+           batches: int | None, w0: Any, precision: Any, relative: bool, confidence: float,
+           statistics: Any, max_steps: int | None, max_seconds: float | None, start: Any
+           ) -> Modes:
+    """The keywords of ``simulate``'s modes, validated.
+
+    A plan has modes with ``precision=``, ``warmup="auto"`` or ``start=``.
+    """
+    if start is not None:
+        from .systems import check_system
+
+        check_system(system, needs_map="a start state (a vector of workloads)")
+        if isinstance(start, str) and start != "stationary":
+            raise ValueError(f"start must be 'stationary', a profile or None, got {start!r}")
+    if time is not None:
+        raise ValueError("precision=, warmup='auto' and start= count arrivals: give steps, "
+                         "not time=")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    auto = isinstance(warmup, str)
+    if auto and warmup != "auto":
+        raise ValueError(f"warmup must be an integer >= 0 or 'auto', got {warmup!r}")
+    nrep = check_int(replications, "replications", 1)
+    if start is not None and w0 is not None:
+        raise ValueError("give start= or w0=, not both")
+    base = BASE_BATCHES if batches is None else check_int(batches, "batches", 1)
+    if precision is not None and base * nrep < 64:
+        raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
+                         f"got {base} x {nrep}): the test of independence merges them down to "
+                         "16; leave batches= out (256 per replication)")
+    if precision is None and steps is None:
+        raise ValueError("steps is required (or precision= to run until precise)")
+    steps = None if steps is None else check_count(steps, "steps", 1)
+    cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
+    if max_seconds is not None and not (float(max_seconds) > 0):
+        raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
+    return Modes(precision=precision, relative=bool(relative), confidence=float(confidence),
+                 statistics=statistics, max_seconds=max_seconds, start=start,
+                 auto=auto and not isinstance(start, str), steps=steps, max_steps=cap,
+                 base=base, default=batches is None)
 
 
 # (service code, params, interarrival code, params) of the laws drawn inside the kernels
@@ -147,6 +251,9 @@ class RunPlan:
         are all among :data:`LEAN_STATISTICS`, the plan is :attr:`lean`.
     max_call : int
         The most arrivals of one in-kernel call (an interrupt waits at most for one).
+    modes : Modes or None
+        ``simulate``'s modes (:mod:`recursions.modes` runs their stages); ``None`` for a plain
+        run. With modes, ``steps`` and ``batches`` are the first stage's.
     given : tuple of str
         The options given other than their defaults (those an engine may not honour).
 
@@ -178,6 +285,7 @@ class RunPlan:
     laws: KernelLaws | None = None
     statistics: tuple[str, ...] | None = None
     max_call: int = 1 << 22
+    modes: Modes | None = None
 
     given: tuple[str, ...] = ()
     """The options given other than their defaults (those an engine may not honour)."""
@@ -216,7 +324,9 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
               batches: int | None = None, chunk: int = DEFAULT_CHUNK, engine: str = "auto",
               grid: Any = None, profile_every: int | None = None,
               laws: Callable[[Input], KernelLaws | None] | None = None,
-              statistics: Any = None, **options: Any) -> RunPlan:
+              statistics: Any = None, precision: Any = None, relative: bool = True,
+              confidence: float = 0.95, max_steps: int | None = None,
+              max_seconds: float | None = None, start: Any = None, **options: Any) -> RunPlan:
     """Validate what every engine reads and freeze it into a :class:`RunPlan`.
 
     Parameters
@@ -230,7 +340,12 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     laws : callable, optional
         ``input -> laws`` drawn inside the kernels, or ``None`` (block draws).
     statistics : str or sequence of str, optional
-        The statistics to report (names of :data:`STATISTICS`); ``None``: all.
+        The statistics to report (names of :data:`STATISTICS`); ``None``: all. With
+        ``precision=``, those it targets (checked against the system's at the first stage).
+    precision, relative, confidence, max_steps, max_seconds, start
+        ``simulate``'s modes (:class:`Modes`); with one of them, or ``warmup="auto"``, the
+        plan's ``modes`` holds them and ``steps``, ``warmup`` and ``batches`` are those of
+        the first stage.
     **options
         ``rng``, ``record``, ``w0``, ``progress``, ``reference``, ``max_call``, kept as given.
 
@@ -253,6 +368,15 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     """
     if not isinstance(system, Simulable):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    modes = None
+    if precision is not None or isinstance(warmup, str) or start is not None:
+        modes = _modes(system, steps, time, warmup, replications, batches, options.get("w0"),
+                       precision, relative, confidence, statistics, max_steps, max_seconds,
+                       start)
+        steps = FIRST_STEPS if modes.steps is None else modes.steps
+        warmup = 0 if modes.auto or isinstance(start, str) else warmup
+        batches = min(modes.base, steps)
+        statistics = None if precision is not None else statistics
     check_input(input)
     system.check_input(input)
     if (steps is None) == (time is None):
@@ -282,14 +406,15 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     levels = _levels(grid)
     kept = _statistics(statistics, {"grid": levels, "profile_every": every,
                                     "reference": options.get("reference")})
-    given = _given({"record": options.get("record", False), "w0": options.get("w0"),
+    w0 = options.get("w0") if start is None else start  # a start is a w0 to the engines
+    given = _given({"record": options.get("record", False), "w0": w0,
                     "grid": levels, "profile_every": every,
                     "progress": options.get("progress", False), "chunk": chunk,
                     "reference": options.get("reference"), "statistics": kept})
     return RunPlan(input=input, steps=steps, time=time, warmup=warmup, replications=nrep,
                    batches=batches, merge=merge, default=default, chunk=chunk, engine=engine,
                    grid=levels, profile_every=every, laws=None if laws is None else laws(input),
-                   statistics=kept, given=given, **options)
+                   statistics=kept, modes=modes, given=given, **options)
 
 
 def _statistics(value: Any, profile: dict[str, Any]) -> tuple[str, ...] | None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import engines
 from ._rng import RngLike
-from .engines import planned
 from .inputs import Input
-from .plan import DEFAULT_CHUNK, Simulable
-from .precision import simulate_modes
+from .kernel_draws import drawn_laws
+from .modes import run_modes
+from .plan import DEFAULT_CHUNK, Simulable, make_plan
 from .result import SimulationResult
 
 # the engines register on import (recursions.engines); the names stay importable from here
@@ -197,17 +198,12 @@ def simulate(
     >>> res.precision.reached, res.interval("mean_wait").covers(1.0)
     (True, True)
     """
-    if precision is not None or isinstance(warmup, str) or start is not None:
-        return simulate_modes(system, input, steps, precision=precision, relative=relative,
-                              confidence=confidence, statistics=statistics,
-                              max_steps=max_steps, max_seconds=max_seconds, warmup=warmup,
-                              start=start, replications=replications, rng=rng, w0=w0,
-                              batches=batches, time_=time, record=record, grid=grid,
-                              profile_every=profile_every, progress=progress, chunk=chunk,
-                              engine=engine, reference=reference)
-    plan, chosen = planned(system, input, steps, time=time, warmup=warmup,
-                           replications=replications, batches=batches, chunk=chunk,
-                           engine=engine, grid=grid, profile_every=profile_every, rng=rng,
-                           record=record, w0=w0, progress=progress, reference=reference,
-                           statistics=statistics)
-    return chosen.run(system, plan)
+    plan = make_plan(system, input, steps, time=time, warmup=warmup,
+                     replications=replications, batches=batches, chunk=chunk, engine=engine,
+                     grid=grid, profile_every=profile_every, rng=rng, record=record, w0=w0,
+                     progress=progress, reference=reference, statistics=statistics,
+                     precision=precision, relative=relative, confidence=confidence,
+                     max_steps=max_steps, max_seconds=max_seconds, start=start,
+                     laws=drawn_laws, max_call=engines.MAX_CALL)
+    chosen = engines.choose(system, plan)
+    return chosen.run(system, plan) if plan.modes is None else run_modes(system, plan, chosen)

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["register_stationary_sampler", "states_from_profile", "stationary_states"]
+__all__ = ["register_stationary_sampler", "start_states", "states_from_profile",
+           "stationary_states"]
 
 Sampler = Callable[[Any, Any, int, np.random.SeedSequence], Any]
 
@@ -118,3 +119,33 @@ def states_from_profile(profile: Any, servers: int, n: int,
     w = np.interp(-u, -xs, grid, left=top, right=0.0)
     w[u >= xs[0]] = 0.0
     return np.sort(w, axis=1)
+
+
+def start_states(start: Any, system: Any, input: Any, n: int,
+                 seed: np.random.SeedSequence) -> tuple[np.ndarray, str]:
+    """``n`` start states for ``simulate(..., start=start)`` and what they are.
+
+    ``start="stationary"`` draws exact stationary states (:func:`stationary_states`), a
+    profile i.i.d. servers (:func:`states_from_profile`, on the input's mean service time),
+    from their own stream of ``seed``.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, str)
+        The states, shape ``(n, servers)``, and ``"stationary"`` or ``"profile"``.
+
+    Examples
+    --------
+    >>> import numpy as np, recursions as rc
+    >>> x = lambda w: 0.5 * np.exp(-np.asarray(w))
+    >>> w, kind = start_states(x, rc.JSW(4), rc.Poisson(2.0, rc.dists.Exponential(1.0)), 3,
+    ...                        np.random.SeedSequence(1))
+    >>> w.shape, kind
+    ((3, 4), 'profile')
+    """
+    own = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 0x5747))
+    if isinstance(start, str):
+        return stationary_states(system, input, n, own), "stationary"
+    gen = np.random.default_rng(own)
+    return (states_from_profile(start, system.servers, n, gen, scale=input.mean_service),
+            "profile")

@@ -18,6 +18,7 @@ import pytest
 import recursions as rc
 import recursions.precision as modes
 from recursions.engines import planned
+from recursions.stages import Continued
 from recursions.workload import rebin
 
 D = rc.dists
@@ -99,7 +100,7 @@ def test_an_engine_that_cannot_go_on_retraces_its_stages():
 @pytest.mark.parametrize("micro", [16, 5, 1])
 def test_stage_lengths_nest_round_up_little_and_keep_the_cap(micro):
     base = modes.BASE_BATCHES
-    stages = modes._Continued(None, None, None, None, base, micro)
+    stages = Continued(None, None, None, base, micro)
     rng = np.random.default_rng(7)
     for _ in range(200):
         cap = int(rng.integers(base, 10**9))

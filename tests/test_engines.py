@@ -29,8 +29,9 @@ from recursions.workload import HEAP_MIN_SERVERS
 E = rc.dists.Exponential
 MM = rc.Poisson(2.0, E(1.0))
 ROOT = Path(__file__).resolve().parents[1]
-NEW = ["plan", "engines", "chunks", "workload", "workload_result"]
+NEW = ["plan", "engines", "chunks", "workload", "workload_result", "modes", "stages", "precision"]
 kd = importlib.import_module("recursions.kernel_draws")
+sim = importlib.import_module("recursions.simulate")  # the module (rc.simulate is the function)
 
 
 def test_the_four_engines_are_registered_with_the_protocol():
@@ -103,6 +104,30 @@ def test_the_plan_is_validated_once_and_frozen():
         make_plan("JSW", MM, 10)
     with pytest.raises(ValueError, match="Poisson"):  # a queue-length system's own check_input
         make_plan(rc.JSQ(2), rc.Renewal(rc.dists.Deterministic(1.0), E(1.0)), 10)
+
+
+def test_the_modes_are_validated_once_into_the_plan(monkeypatch):
+    # precision=, warmup="auto" and start= are checked with the rest of the plan, before any
+    # arrival is simulated; the stages vary the frozen plan and never validate again
+    MM2 = rc.Poisson(1.6, E(1.0))
+    plan = make_plan(rc.JSW(2), MM2, precision=0.05, warmup="auto", statistics=["p_wait"])
+    assert plan.modes is not None and plan.modes.auto and plan.modes.precision == 0.05
+    assert (plan.steps, plan.batches, plan.warmup, plan.statistics) == (2**14, 256, 0, None)
+    assert make_plan(rc.JSW(2), MM2, 10).modes is None
+    for kw, match in (({"precision": 0.1, "confidence": 1.5}, "confidence"),
+                      ({"steps": 100, "warmup": "later"}, "warmup"),
+                      ({"precision": 0.1, "time": 5.0}, "not time="),
+                      ({"precision": 0.1, "batches": 8}, "64 batches"),
+                      ({"warmup": "auto"}, "steps is required"),
+                      ({"steps": 100, "start": "exact"}, "start must be")):
+        with pytest.raises(ValueError, match=match):
+            make_plan(rc.JSW(2), MM2, **kw)
+    made = []
+    monkeypatch.setattr(sim, "make_plan", lambda *a, **k: made.append(1) or make_plan(*a, **k))
+    monkeypatch.setattr(importlib.import_module("recursions.plan"), "make_plan", None)
+    monkeypatch.setattr(sim.engines, "planned", None)
+    res = rc.simulate(rc.JSW(2), MM2, precision=0.02, statistics=["mean_wait"], rng=1)
+    assert res.precision.stages >= 2 and made == [1]
 
 
 def test_the_plan_carries_the_draw_settings_of_the_simulate_module(monkeypatch):
