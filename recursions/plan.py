@@ -21,9 +21,9 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_STEPS", "LEAN_STATISTICS", "MAX_STEPS",
-           "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable", "default_batches",
-           "make_plan"]
+__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS",
+           "MAX_STEPS", "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable",
+           "default_batches", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -85,7 +85,12 @@ test of :func:`recursions.output_analysis.interval`)."""
 
 FIRST_STEPS = 2**14
 """Arrivals per replication of the first stage of ``precision=``, unless ``steps`` says
-otherwise."""
+otherwise (or the system has more than ``FIRST_STEPS / FIRST_SNAPSHOTS`` servers)."""
+
+FIRST_SNAPSHOTS = 16
+"""Arrivals per server of the default first stage, at least: the heap engine samples the
+workload vector every ``servers`` arrivals, and a first stage of :data:`FIRST_STEPS` gave
+systems of more than ``2**14`` servers a single sample (an error)."""
 
 MAX_STEPS = 2**32
 """Default most arrivals per replication of one stage of ``precision=``."""
@@ -106,8 +111,10 @@ class Modes:
     auto : bool
         Whether ``warmup="auto"`` (MSER cuts the transient).
     steps : int or None
-        Arrivals per replication of a fixed budget, or of the first stage (``None``: the
-        default, :data:`FIRST_STEPS`).
+        Arrivals per replication of a fixed budget, or of the first stage, as given.
+    first : int
+        Arrivals per replication of the first stage: ``steps``, else :data:`FIRST_STEPS` or
+        :data:`FIRST_SNAPSHOTS` a server, whichever is more.
     max_steps : int
         The most arrivals per replication of one stage (:data:`MAX_STEPS` by default).
     base : int
@@ -133,6 +140,7 @@ class Modes:
     start: Any
     auto: bool
     steps: int | None
+    first: int
     max_steps: int
     base: int
     default: bool
@@ -176,8 +184,10 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
     return Modes(precision=precision, relative=bool(relative), confidence=float(confidence),
                  statistics=statistics, max_seconds=max_seconds, start=start,
-                 auto=auto and not isinstance(start, str), steps=steps, max_steps=cap,
-                 base=base, default=batches is None)
+                 auto=auto and not isinstance(start, str), steps=steps,
+                 first=steps if steps is not None else max(FIRST_STEPS,
+                                                           FIRST_SNAPSHOTS * system.servers),
+                 max_steps=cap, base=base, default=batches is None)
 
 
 # (service code, params, interarrival code, params) of the laws drawn inside the kernels
@@ -373,7 +383,7 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         modes = _modes(system, steps, time, warmup, replications, batches, options.get("w0"),
                        precision, relative, confidence, statistics, max_steps, max_seconds,
                        start)
-        steps = FIRST_STEPS if modes.steps is None else modes.steps
+        steps = modes.first
         warmup = 0 if modes.auto or isinstance(start, str) else warmup
         batches = min(modes.base, steps)
         statistics = None if precision is not None else statistics

@@ -252,9 +252,23 @@ def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationRe
     side, quiet = _side(system, kind), Quiet()
     if modes.precision is None:
         return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
-    # a run shorter than the floor goes on, however steady it looks (MIN_PER_SERVER)
-    floor = 0 if kind == "stationary" else MIN_PER_SERVER * int(system.servers)
-    return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floor))
+    return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side,
+                                        floor_of(int(system.servers), kind)))
+
+
+def floor_of(servers: int, kind: str) -> int:
+    """Arrivals per replication a run must measure before its precision counts.
+
+    :data:`MIN_PER_SERVER` a server (at most :data:`MAX_STEPS`, the longest default stage),
+    none from exact stationary starts: a run shorter than this goes on, however steady it
+    looks.
+
+    Examples
+    --------
+    >>> floor_of(1000, "empty"), floor_of(1000, "stationary"), floor_of(10**9, "empty")
+    (256000, 0, 4294967296)
+    """
+    return 0 if kind == "stationary" else min(MIN_PER_SERVER * servers, MAX_STEPS)
 
 
 def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: Quiet,
@@ -325,12 +339,33 @@ def _plain_half_width(iv: Interval) -> float:
     return NormalDist().inv_cdf(0.5 + iv.confidence / 2.0) * iv.se
 
 
+def _not_reached(stopped: str, zero: Sequence[str], ivs: Mapping[str, Interval],
+                 tol: Mapping[str, float], needed: Mapping[str, int | None], n: int,
+                 floor: int, steady: bool) -> str:
+    """Why the precision was not reached (the warning's text after "precision not reached")."""
+    under = (f"under the {floor:,} arrivals per replication ({MIN_PER_SERVER} a server) a run "
+             "must measure before its intervals count (a transient may outlast a shorter "
+             "run)") if n < floor else ""
+    if stopped == "zero":
+        return (f": {', '.join(zero)} stayed 0 over {n:,} arrivals per replication, and a "
+                "relative half-width of 0 cannot be reached: ask for an absolute one "
+                "(relative=False), or run longer" + (f"; it also stopped {under}" if under
+                                                     else ""))
+    missed = [k for k in needed
+              if not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
+    return f" ({stopped}): " + "; ".join(([f"{n:,} arrivals, {under}"] if under else []) + [
+        f"{k} half-width {ivs[k].half_width:.3g} against {tol[k]:.3g}"
+        + ("" if ivs[k].trusted else " (batch means still correlated)")
+        + (f", about {needed[k]:,} arrivals needed" if needed[k] is not None else "")
+        for k in missed])
+
+
 def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int, floor: int
                    ) -> SimulationResult:
     precision, relative, confidence = modes.precision, modes.relative, modes.confidence
     statistics, max_seconds, auto = modes.statistics, modes.max_seconds, modes.auto
     cap = modes.max_steps
-    n = stages.first(FIRST_STEPS if modes.steps is None else modes.steps, cap)
+    n = stages.first(modes.first, cap)
     t0, count = time.perf_counter(), 0
     # name -> (se, observations) of the last stage, guarded itself: a running maximum of the
     # stages' standard errors scaled to the current length
@@ -372,7 +407,8 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
             stopped = "max_seconds"
             break
         n = nxt
-    needed = {k: (math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2)
+    # below the floor a stage must reach it, whatever its half-widths say
+    needed = {k: (max(math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2), floor)
                   if steady and ivs[k].trusted and tol[k] > 0 else None) for k in short}
     report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
                              reached=not short, intervals=ivs, missed=tuple(short),
@@ -383,18 +419,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
         k: Estimate(ivs[k].value, ivs[k].se) for k in names
         if getattr(out, k) is not None and math.isfinite(ivs[k].se)}
     out = dataclasses.replace(out, **final)
-    if stopped == "zero":
-        dg.warn(f"{out.system}: precision not reached: {', '.join(zero)} stayed 0 over "
-                f"{n:,} arrivals per replication, and a relative half-width of 0 cannot be "
-                "reached: ask for an absolute one (relative=False), or run longer")
-    elif short and n < floor:
-        dg.warn(f"{out.system}: precision not reached ({stopped}): {n:,} arrivals per "
-                f"replication, under the {floor:,} ({MIN_PER_SERVER} a server) a run must "
-                "measure before its intervals count (a transient may outlast a shorter run)")
-    elif short:
-        dg.warn(f"{out.system}: precision not reached ({stopped}): " + "; ".join(
-            f"{k} half-width {ivs[k].half_width:.3g} against {tol[k]:.3g}"
-            + ("" if ivs[k].trusted else " (batch means still correlated)")
-            + (f", about {needed[k]:,} arrivals needed" if needed[k] is not None else "")
-            for k in short))
+    if short:
+        dg.warn(f"{out.system}: precision not reached"
+                + _not_reached(stopped, zero, ivs, tol, needed, n, floor, steady))
     return dataclasses.replace(out, precision=report)

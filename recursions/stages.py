@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .chunks import batch_doubles
-from .plan import FIRST_STEPS, RunPlan
+from .plan import RunPlan
 from .result import SimulationResult
 
 __all__ = ["MICRO", "MICRO_DOUBLES", "MSER_PREFERENCE", "Continued", "Retraced", "fresh",
@@ -201,8 +201,7 @@ def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
         if kept is not None:
             plan = dataclasses.replace(plan, statistics=kept)
         return Retraced(plan, engine, system, base, seed)
-    first = FIRST_STEPS if modes.steps is None else modes.steps
-    if min(first, modes.max_steps) < base or not engine.continues or plan.record:
+    if min(modes.first, modes.max_steps) < base or not engine.continues or plan.record:
         return Retraced(plan, engine, system, base, seed)
-    plan = dataclasses.replace(plan, steps=FIRST_STEPS, batches=base, rng=fresh(seed))
+    plan = dataclasses.replace(plan, steps=modes.first, batches=base, rng=fresh(seed))
     return Continued(plan, engine, system, base)

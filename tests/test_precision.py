@@ -197,6 +197,50 @@ def test_precision_counts_only_after_enough_arrivals_per_server(monkeypatch):
     assert not short.precision.reached and short.precision.stopped_by == "max_steps"
 
 
+def test_a_run_stopped_under_the_floor_says_so_with_what_it_missed():
+    # stopped under the floor (max_steps), the report asks for the floor at least and the
+    # warning gives the half-widths that missed as well; a "zero" stop there says it too
+    from recursions import precision as pr
+
+    system, inp = rc.JIQ(400), rc.Poisson(200.0, E(1.0))
+    floor = pr.MIN_PER_SERVER * 400
+    with pytest.warns(rc.SimulationWarning, match=r"256 a server.*mean_workload half-width"):
+        res = rc.simulate(system, inp, precision=0.001, statistics=["mean_workload"], rng=2,
+                          max_steps=floor // 2)
+    rep = res.precision
+    assert rep.stopped_by == "max_steps" and rep.missed == ("mean_workload",)
+    assert rep.needed["mean_workload"] >= floor
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        met = rc.simulate(system, inp, precision=0.2, statistics=["mean_workload"], rng=2,
+                          max_steps=floor // 2)
+    assert met.precision.needed["mean_workload"] == floor  # its interval alone was enough
+    # JIQ(8000) at load 0.5: no customer waits; three stages from 2048 arrivals stay short of
+    # the 2 048 000 of the floor
+    with pytest.warns(rc.SimulationWarning, match=r"stayed 0.*also stopped under the 2,048,000"):
+        zero = rc.simulate(rc.JIQ(8000), rc.Poisson(4000.0, E(1.0)), precision=0.1,
+                           steps=2048, profile_every=64, rng=1)
+    assert zero.precision.stopped_by == "zero" and zero.precision.steps < 2_048_000
+
+
+def test_large_systems_start_with_a_stage_of_16_arrivals_a_server():
+    # the heap engine samples the vector every `servers` arrivals: a first stage of 2**14
+    # arrivals gave 20 000 servers one sample, an error; the floor is capped at MAX_STEPS
+    from recursions import precision as pr
+    from recursions.plan import make_plan
+
+    inp = rc.Poisson(10_000.0, E(1.0))
+    assert make_plan(rc.JIQ(20_000), inp, precision=0.1).modes.first == 16 * 20_000
+    assert make_plan(rc.JIQ(20), rc.Poisson(10.0, E(1.0)), precision=0.1).modes.first == 2**14
+    # (its batches need about 10^7 arrivals to pass the independence test: capped here)
+    with pytest.warns(rc.SimulationWarning, match="precision not reached"):
+        res = rc.simulate(rc.JIQ(20_000), inp, precision=0.1, statistics=["mean_workload"],
+                          rng=1, max_steps=2**20)
+    assert res.engine == "heap" and res.precision.stages == 2
+    assert 16 * 20_000 < res.precision.steps == res.precision.steps_used <= 2**20  # went on
+    assert pr.floor_of(10**8, "empty") == pr.MAX_STEPS and pr.floor_of(10, "stationary") == 0
+
+
 def test_precision_on_a_users_map():
     m = rc.Map(rc.maps.jsw, servers=2, name="my-jsw")
     res = rc.simulate(m, rc.Poisson(1.2, E(1.0)), precision=0.05, warmup="auto", rng=3)
