@@ -11,7 +11,8 @@ that engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +24,7 @@ from .inputs import Input, check_input
 
 __all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS",
            "MAX_STEPS", "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable",
-           "default_batches", "make_plan"]
+           "check_statistics", "default_batches", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -90,7 +91,7 @@ otherwise (or the system has more than ``FIRST_STEPS / FIRST_SNAPSHOTS`` servers
 FIRST_SNAPSHOTS = 16
 """Arrivals per server of the default first stage, at least: the heap engine samples the
 workload vector every ``servers`` arrivals, and a first stage of :data:`FIRST_STEPS` gave
-systems of more than ``2**14`` servers a single sample (an error)."""
+systems of ``2**14`` servers or more a single sample (an error)."""
 
 MAX_STEPS = 2**32
 """Default most arrivals per replication of one stage of ``precision=``."""
@@ -109,7 +110,10 @@ class Modes:
     statistics : str, sequence of str or None
         As given: the statistics ``precision`` targets, or those a fixed budget reports.
     auto : bool
-        Whether ``warmup="auto"`` (MSER cuts the transient).
+        Whether ``warmup="auto"`` (MSER cuts the transient; never from exact stationary
+        starts, which have no transient).
+    stationary : bool
+        Whether ``start="stationary"`` (exact stationary states: no warm-up).
     steps : int or None
         Arrivals per replication of a fixed budget, or of the first stage, as given.
     first : int
@@ -139,6 +143,7 @@ class Modes:
     max_seconds: float | None
     start: Any
     auto: bool
+    stationary: bool
     steps: int | None
     first: int
     max_steps: int
@@ -168,26 +173,56 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
     auto = isinstance(warmup, str)
     if auto and warmup != "auto":
         raise ValueError(f"warmup must be an integer >= 0 or 'auto', got {warmup!r}")
+    if not auto:
+        check_count(warmup, "warmup", 0)
     nrep = check_int(replications, "replications", 1)
     if start is not None and w0 is not None:
         raise ValueError("give start= or w0=, not both")
     base = BASE_BATCHES if batches is None else check_int(batches, "batches", 1)
-    if precision is not None and base * nrep < 64:
-        raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
-                         f"got {base} x {nrep}): the test of independence merges them down to "
-                         "16; leave batches= out (256 per replication)")
-    if precision is None and steps is None:
+    if precision is not None:
+        _check_precision(precision, statistics, base * nrep)
+    elif steps is None:
         raise ValueError("steps is required (or precision= to run until precise)")
     steps = None if steps is None else check_count(steps, "steps", 1)
     cap = MAX_STEPS if max_steps is None else check_count(max_steps, "max_steps", 1)
     if max_seconds is not None and not (float(max_seconds) > 0):
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
+    stationary = isinstance(start, str)
     return Modes(precision=precision, relative=bool(relative), confidence=float(confidence),
                  statistics=statistics, max_seconds=max_seconds, start=start,
-                 auto=auto and not isinstance(start, str), steps=steps,
+                 auto=auto and not stationary, stationary=stationary, steps=steps,
                  first=steps if steps is not None else max(FIRST_STEPS,
                                                            FIRST_SNAPSHOTS * system.servers),
                  max_steps=cap, base=base, default=batches is None)
+
+
+def _check_precision(precision: Any, statistics: Any, batches: int) -> None:
+    """Refuse a ``precision=`` that no run could reach, before any arrival is simulated.
+
+    Whether the system estimates the statistics named is checked on the first stage.
+    """
+    if batches < 64:
+        raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
+                         f"got {batches}): the test of independence merges them down to 16; "
+                         "leave batches= out (256 per replication)")
+    wanted = dict(precision) if isinstance(precision, Mapping) else {"": precision}
+    if not wanted:
+        raise ValueError("precision must give a half-width, or a dict naming at least one "
+                         "statistic")
+    for name, tol in wanted.items():
+        try:
+            ok = math.isfinite(float(tol)) and float(tol) > 0
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"precision must be a finite half-width > 0, got {tol!r}"
+                             + (f" for {name}" if name else ""))
+    named = () if statistics is None else (
+        (statistics,) if isinstance(statistics, str) else tuple(statistics))
+    for name in [*wanted, *named]:
+        if name and name not in STATISTICS:
+            raise ValueError(f"statistics: {name!r} is not estimated by any system; choose "
+                             f"among {sorted(STATISTICS)}")
 
 
 # (service code, params, interarrival code, params) of the laws drawn inside the kernels
@@ -384,9 +419,12 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
                        precision, relative, confidence, statistics, max_steps, max_seconds,
                        start)
         steps = modes.first
-        warmup = 0 if modes.auto or isinstance(start, str) else warmup
+        warmup = 0 if modes.auto or modes.stationary else warmup
         batches = min(modes.base, steps)
         statistics = None if precision is not None else statistics
+    elif max_steps is not None or max_seconds is not None:
+        raise ValueError("max_steps= and max_seconds= bound the stages of precision=: give "
+                         "precision=, or leave them out")
     check_input(input)
     system.check_input(input)
     if (steps is None) == (time is None):
@@ -414,8 +452,11 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         raise ValueError(f"batches must be <= 2**53, got {batches}")
     every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
     levels = _levels(grid)
-    kept = _statistics(statistics, {"grid": levels, "profile_every": every,
-                                    "reference": options.get("reference")})
+    # with warmup="auto" a fixed budget also keeps MSER's series, so whether its statistics
+    # leave the profile options nothing to use is checked on that list (recursions.stages)
+    later = modes is not None and modes.auto and modes.precision is None
+    kept = check_statistics(statistics, {} if later else {
+        "grid": levels, "profile_every": every, "reference": options.get("reference")})
     w0 = options.get("w0") if start is None else start  # a start is a w0 to the engines
     given = _given({"record": options.get("record", False), "w0": w0,
                     "grid": levels, "profile_every": every,
@@ -427,8 +468,18 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
                    statistics=kept, modes=modes, given=given, **options)
 
 
-def _statistics(value: Any, profile: dict[str, Any]) -> tuple[str, ...] | None:
-    """``statistics=`` as a tuple of known names, refused with the profile's options if lean."""
+def check_statistics(value: Any, profile: dict[str, Any]) -> tuple[str, ...] | None:
+    """``statistics=`` as a tuple of known names, refused with the profile's options if lean.
+
+    ``profile`` holds the options that keep a profile or a wait histogram (``grid``,
+    ``profile_every``, ``reference``: ``None`` when not given); a lean list (only
+    :data:`LEAN_STATISTICS`) keeps neither, so it is refused with any of them.
+
+    Examples
+    --------
+    >>> check_statistics("p_wait", {"grid": None})
+    ('p_wait',)
+    """
     if value is None:
         return None
     names = (value,) if isinstance(value, str) else value

@@ -125,8 +125,9 @@ def simulate(
         engines retrace the same path) until every interval is trusted and within its
         target, or a budget is spent; the result's ``precision`` says what was reached, and a
         warning names what was not. ``steps`` is then the first stage's length (default
-        ``2**14``; on the engines that go on, rounded down to a whole number of batches of
-        a size that keeps at most 16 per analysis batch: ``steps=8000`` runs 7680).
+        ``2**14``, or 16 arrivals a server on more than 1024 servers; on the engines that go
+        on, rounded down to a whole number of batches of a size that keeps at most 16 per
+        analysis batch: ``steps=8000`` runs 7680).
     relative : bool, default True
         Whether ``precision`` is a relative half-width.
     confidence : float, default 0.95

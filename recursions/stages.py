@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .chunks import batch_doubles
-from .plan import RunPlan
+from .plan import RunPlan, check_statistics
 from .result import SimulationResult
 
 __all__ = ["MICRO", "MICRO_DOUBLES", "MSER_PREFERENCE", "Continued", "Retraced", "fresh",
@@ -107,7 +107,8 @@ class Continued:
         """The first stage's length: ``n`` (at most ``cap``) rounded down to ``B r g``.
 
         ``g`` is the least size that keeps ``r`` within ``micro``, so the rounding loses less
-        than ``B g`` arrivals (``steps=8000``: 7680; the default ``2**14``: itself).
+        than ``B g`` arrivals (``steps=8000``: 7680; ``2**14``, the default first stage up to
+        1024 servers: itself).
         """
         n = min(n, cap)
         self.g = self.g_next = max(1, -(-n // (self.base * self.micro)))
@@ -197,7 +198,8 @@ def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
     base, seed = modes.base, fresh(seed)
     plan = dataclasses.replace(plan, w0=w0)
     if modes.precision is None:
-        kept = kept_statistics(modes.statistics, have, modes.auto)
+        kept = check_statistics(kept_statistics(modes.statistics, have, modes.auto), {
+            "grid": plan.grid, "profile_every": plan.profile_every, "reference": plan.reference})
         if kept is not None:
             plan = dataclasses.replace(plan, statistics=kept)
         return Retraced(plan, engine, system, base, seed)

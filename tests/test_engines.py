@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from recursions.engines import ENGINES, choose, register
+from recursions.engines import ENGINES, choose, planned, register
 from recursions.plan import RunPlan, Simulable, make_plan
 from recursions.workload import HEAP_MIN_SERVERS
 
@@ -119,9 +119,25 @@ def test_the_modes_are_validated_once_into_the_plan(monkeypatch):
                       ({"precision": 0.1, "time": 5.0}, "not time="),
                       ({"precision": 0.1, "batches": 8}, "64 batches"),
                       ({"warmup": "auto"}, "steps is required"),
-                      ({"steps": 100, "start": "exact"}, "start must be")):
+                      ({"steps": 100, "start": "exact"}, "start must be"),
+                      ({"steps": 100, "start": "stationary", "warmup": -5}, "warmup"),
+                      ({"precision": {}}, "at least one"),
+                      ({"precision": {"mean_wait": -0.1}}, "finite half-width > 0"),
+                      ({"precision": 0.1, "statistics": ["nope"]}, "not estimated"),
+                      ({"steps": 100, "max_steps": 10}, "bound the stages of precision"),
+                      ({"steps": 100, "max_seconds": 1.0}, "bound the stages of precision")):
         with pytest.raises(ValueError, match=match):
             make_plan(rc.JSW(2), MM2, **kw)
+    with pytest.raises(ValueError, match="plain run"):
+        planned(rc.JSW(2), MM2, 1000, warmup="auto")
+    # with warmup="auto" a fixed budget keeps MSER's series too: a loss system's is
+    # mean_workload, so a grid has a profile to fill even when only p_loss is reported
+    loss = rc.simulate(rc.Loss(2), MM2, 2000, warmup="auto", statistics=["p_loss"],
+                       grid=[0.0, 1.0], rng=1)
+    assert loss.p_loss is not None and loss.mean_workload is None
+    with pytest.raises(ValueError, match="keeps only what customers find"):
+        rc.simulate(rc.JSW(2), MM2, 2000, warmup="auto", statistics=["p_wait"],
+                    grid=[0.0, 1.0], rng=1)
     made = []
     monkeypatch.setattr(sim, "make_plan", lambda *a, **k: made.append(1) or make_plan(*a, **k))
     monkeypatch.setattr(importlib.import_module("recursions.plan"), "make_plan", None)
