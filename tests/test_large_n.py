@@ -140,6 +140,39 @@ def test_rebasing_the_clock_keeps_results(monkeypatch):
     assert reb.mean_workload.value == pytest.approx(ref.mean_workload.value, rel=1e-9)
 
 
+def _redundancy():
+    system = rc.Redundancy(37, [rc.JobClass(3, 2, D.Exponential(1.0))])
+    return system, system.poisson(20.0)
+
+
+@pytest.mark.parametrize("case", [
+    lambda: (rc.JIQ(37), rc.Poisson(30.0, D.Exponential(1.0))),  # drawn in the loop
+    lambda: (rc.LeastOfD(37, 2), rc.Poisson(30.0, D.Erlang(2, rate=2.0))),  # in blocks
+    _redundancy,
+], ids=["JIQ", "LL(2)", "redundancy"])
+def test_heap_keys_stay_the_empty_times_in_heap_order_across_calls(case, monkeypatch):
+    # after a warm-up, chunks and calls of a few hundred arrivals, clock re-bases and a run
+    # that goes on (RunHandle.extend), the kept keys are still E in heap order and a 4-ary heap
+    import recursions.engines as engines
+    from recursions.engines import planned
+
+    system, inp = case()
+    monkeypatch.setattr(hp, "REBASE", 3.0)
+    monkeypatch.setattr(engines, "MAX_CALL", 501)
+    plan, engine = planned(system, inp, 5000, warmup=777, replications=2, rng=5, chunk=613,
+                           engine="heap")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        handle = engine.start(system, plan)
+        handle.extend(10_000, plan.batches)
+    run = handle.state
+    for r in range(2):
+        K, heap, pos, W = run.keys[r], run.heap[r], run.pos[r], run.W[r]
+        np.testing.assert_array_equal(K, W[heap])
+        np.testing.assert_array_equal(pos[heap], np.arange(W.size))
+        assert np.all(K[(np.arange(1, W.size) - 1) // 4] <= K[1:])
+
+
 def test_floyd_draws_distinct_uniform_subsets():
     # the least of d servers drawn by Floyd's algorithm has the law of the least of d ranks
     from math import comb
