@@ -250,10 +250,10 @@ def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationRe
     if modes is None:
         raise ValueError("analysed needs a plan with modes")
     side, quiet = _side(system, kind), Quiet()
-    if modes.precision is None:
-        return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
-    return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side,
-                                        floor_of(int(system.servers), kind)))
+    if modes.precision is not None:
+        return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side,
+                                            floor_of(int(system.servers), kind)))
+    return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
 
 
 def floor_of(servers: int, kind: str) -> int:
