@@ -107,8 +107,9 @@ class Modes:
         The half-width asked for (``None``: a fixed budget of ``steps`` arrivals).
     relative, confidence, max_seconds, start
         As given to :func:`recursions.simulate`.
-    statistics : str, sequence of str or None
-        As given: the statistics ``precision`` targets, or those a fixed budget reports.
+    statistics : tuple of str or None
+        The statistics ``precision`` targets, or those a fixed budget reports (named once
+        each; :func:`check_statistics`).
     auto : bool
         Whether ``warmup="auto"`` (MSER cuts the transient; never from exact stationary
         starts, which have no transient).
@@ -139,7 +140,7 @@ class Modes:
     precision: Any
     relative: bool
     confidence: float
-    statistics: Any
+    statistics: tuple[str, ...] | None
     max_seconds: float | None
     start: Any
     auto: bool
@@ -189,7 +190,8 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
         raise ValueError(f"max_seconds must be > 0, got {max_seconds!r}")
     stationary = isinstance(start, str)
     return Modes(precision=precision, relative=bool(relative), confidence=float(confidence),
-                 statistics=statistics, max_seconds=max_seconds, start=start,
+                 statistics=check_statistics(statistics, {}), max_seconds=max_seconds,
+                 start=start,
                  auto=auto and not stationary, stationary=stationary, steps=steps,
                  first=steps if steps is not None else max(FIRST_STEPS,
                                                            FIRST_SNAPSHOTS * system.servers),

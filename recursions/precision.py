@@ -125,8 +125,6 @@ class PrecisionReport(Record):
 
 def _targets(precision: Any, statistics: Sequence[str] | None,
              available: Sequence[str], no_clt: Mapping[str, str]) -> dict[str, float]:
-    if isinstance(statistics, str):  # one name
-        statistics = (statistics,)
     if isinstance(precision, Mapping):
         wanted = {str(k): float(v) for k, v in precision.items()}
         if statistics is not None and set(statistics) != set(wanted):
@@ -278,8 +276,7 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
     out = _finish(res, list(res.statistics), modes.auto, modes.confidence,
                   min(modes.base, res.steps), kind, side)
     if modes.statistics is not None:
-        out = _only(out, (modes.statistics,) if isinstance(modes.statistics, str)
-                    else modes.statistics)
+        out = _only(out, modes.statistics)
     if not modes.default:
         return out
     # with the default batches: say when its headline intervals are not trusted

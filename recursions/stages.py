@@ -147,7 +147,7 @@ class Continued:
         return self.handle.result(batches=self.base)
 
 
-def kept_statistics(statistics: Any, have: Sequence[str], auto: bool
+def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], auto: bool
                     ) -> tuple[str, ...] | None:
     """``statistics=`` as a fixed budget keeps it: with ``warmup="auto"``, also MSER's series.
 
@@ -158,16 +158,13 @@ def kept_statistics(statistics: Any, have: Sequence[str], auto: bool
 
     Examples
     --------
-    >>> kept_statistics("p_wait", ("p_wait", "mean_wait", "mean_workload"), True)
+    >>> kept_statistics(("p_wait",), ("p_wait", "mean_wait", "mean_workload"), True)
     ('p_wait', 'mean_wait')
     """
-    if statistics is None:
-        return None
-    names = (statistics,) if isinstance(statistics, str) else tuple(statistics)
-    if not auto:
-        return names
+    if statistics is None or not auto:
+        return statistics
     key = next((k for k in MSER_PREFERENCE if k in have), None)
-    return names if key is None or key in names else (*names, key)
+    return statistics if key is None or key in statistics else (*statistics, key)
 
 
 def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
