@@ -18,7 +18,6 @@ from .precision import analysed
 from .result import SimulationResult
 from .stages import stages_for
 from .starts import start_states
-from .workload_result import estimated
 
 __all__ = ["run_modes"]
 
@@ -45,7 +44,5 @@ def run_modes(system: Any, plan: RunPlan, engine: Any) -> SimulationResult:
     w0, kind = plan.w0, "empty" if plan.w0 is None else "given"
     if modes.start is not None:
         w0, kind = start_states(modes.start, system, plan.input, plan.replications, seed)
-    fixed = modes.precision is None and modes.statistics is not None
-    have = estimated(system) if modes.auto and fixed else ()
-    stages = stages_for(system, engine, plan, w0, seed, have)
+    stages = stages_for(system, engine, plan, w0, seed)
     return analysed(system, plan, stages, kind)

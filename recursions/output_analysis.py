@@ -35,7 +35,7 @@ Intervals page, section Coverage (``docs/intervals.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,8 @@ import numpy as np
 from .tables import Record
 
 __all__ = ["INDEPENDENCE_ALPHA", "MIN_BATCHES", "Interval", "clt_failures", "interval",
-           "merge_batches", "mser", "quantile_interval", "replication_interval", "von_neumann_z"]
+           "merge_batches", "mser", "quantile_interval", "replication_interval", "truncated",
+           "von_neumann_z"]
 
 INDEPENDENCE_ALPHA = 0.1
 """Level of the one-sided lag-1 test of independence of the batch means."""
@@ -198,6 +199,37 @@ def mser(num: np.ndarray, den: np.ndarray, side: int = 0) -> tuple[int, bool]:
         score[1:][wrong] = np.inf
     best = int(np.argmin(score))
     return best, best < half
+
+
+def truncated(sums: Mapping[str, tuple[np.ndarray, np.ndarray]], key: str | None,
+              side: int = 0) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
+    """Every statistic's batch sums after the MSER truncation chosen on ``key``'s series.
+
+    Parameters
+    ----------
+    sums : mapping of str to (numpy.ndarray, numpy.ndarray)
+        Each statistic's batch sums ``(num, den)``, shape ``(replications, batches)``.
+    key : str or None
+        The statistic whose series :func:`mser` cuts (``None``: nothing is cut).
+    side : {-1, 0, 1}, default 0
+        As for :func:`mser`.
+
+    Returns
+    -------
+    dict, int, bool
+        The sums without the first ``d`` batches of every replication, ``d``, and whether a
+        steady part was found.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.r_[np.linspace(10, 1, 8), np.ones(56)][None, :]
+    >>> kept, d, steady = truncated({"w": (x, np.ones_like(x))}, "w")
+    >>> d, steady, kept["w"][0].shape
+    (7, True, (1, 57))
+    """
+    drop, steady = (0, True) if key is None else mser(*sums[key], side=side)
+    return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
 
 
 def von_neumann_z(y: np.ndarray) -> float:

@@ -12,7 +12,7 @@ that engine.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,8 +23,8 @@ from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
 __all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS",
-           "MAX_STEPS", "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable",
-           "check_statistics", "default_batches", "make_plan"]
+           "MAX_STEPS", "MSER_PREFERENCE", "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan",
+           "Simulable", "check_statistics", "default_batches", "kept_statistics", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -161,9 +161,10 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
     A plan has modes with ``precision=``, ``warmup="auto"`` or ``start=``.
     """
     if start is not None:
-        from .systems import check_system
-
-        check_system(system, needs_map="a start state (a vector of workloads)")
+        if "dense" not in system.engines:  # no workload vector to start from
+            raise ValueError(f"{system!r} keeps counts of jobs (it runs on the "
+                             f"{' and '.join(system.engines)} engines), not workload "
+                             "vectors: it has no start state to draw; leave start= out")
         if isinstance(start, str) and start != "stationary":
             raise ValueError(f"start must be 'stationary', a profile or None, got {start!r}")
     if time is not None:
@@ -233,11 +234,11 @@ KernelLaws = tuple[int, np.ndarray, int, np.ndarray]
 
 @runtime_checkable
 class Simulable(Protocol):
-    """What :func:`recursions.simulate` asks of a system: its servers, engines and inputs.
+    """What :func:`recursions.simulate` asks of a system: servers, engines, estimates, inputs.
 
     Every :class:`recursions.System` declares these (the workload maps and the queue-length
     policies of :mod:`recursions.queue_policies` alike); a system of your own that is not a
-    ``System`` needs only these three to reach the engines' refusals.
+    ``System`` needs only these four to reach the engines' refusals.
 
     Examples
     --------
@@ -254,6 +255,11 @@ class Simulable(Protocol):
     @property
     def engines(self) -> tuple[str, ...]:
         """The names of the engines that run this system (:mod:`recursions.engines`)."""
+        ...
+
+    @property
+    def estimates(self) -> tuple[str, ...]:
+        """The statistics a run of this system reports (``statistics=`` names some)."""
         ...
 
     def check_input(self, input: Any) -> None:
@@ -415,32 +421,24 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     """
     if not isinstance(system, Simulable):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
+    check_input(input)
+    system.check_input(input)
     modes = None
     if precision is not None or isinstance(warmup, str) or start is not None:
         modes = _modes(system, steps, time, warmup, replications, batches, options.get("w0"),
                        precision, relative, confidence, statistics, max_steps, max_seconds,
                        start)
-        steps = modes.first
-        warmup = 0 if modes.auto or modes.stationary else warmup
+        steps, warmup = modes.first, 0 if modes.auto or modes.stationary else warmup
         batches = min(modes.base, steps)
-        statistics = None if precision is not None else statistics
-    elif max_steps is not None or max_seconds is not None:
-        raise ValueError("max_steps= and max_seconds= bound the stages of precision=: give "
-                         "precision=, or leave them out")
-    check_input(input)
-    system.check_input(input)
-    if (steps is None) == (time is None):
-        raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
-    if steps is not None:
-        steps = check_count(steps, "steps")
+        # precision= keeps every statistic (which it targets is checked at the first stage);
+        # warmup="auto" on a fixed budget also keeps MSER's series
+        statistics = None if precision is not None else kept_statistics(
+            modes.statistics, system.estimates, modes.auto)
     else:
-        time = check_positive(time, "time")
-        if time > MAX_COUNT * input.mean_interarrival:
-            raise ValueError(
-                f"time must be at most 2**53 mean interarrival times "
-                f"({MAX_COUNT * input.mean_interarrival:g}), got {time!r}: no run can count "
-                "that many arrivals")
-    warmup = check_count(warmup, "warmup", 0)
+        if max_steps is not None or max_seconds is not None:
+            raise ValueError("max_steps= and max_seconds= bound the stages of precision=: "
+                             "give precision=, or leave them out")
+        steps, time, warmup = _horizon(input, steps, time, warmup)
     nrep = check_int(replications, "replications", 1)
     default = batches is None
     if default:
@@ -454,11 +452,8 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         raise ValueError(f"batches must be <= 2**53, got {batches}")
     every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
     levels = _levels(grid)
-    # with warmup="auto" a fixed budget also keeps MSER's series, so whether its statistics
-    # leave the profile options nothing to use is checked on that list (recursions.stages)
-    later = modes is not None and modes.auto and modes.precision is None
-    kept = check_statistics(statistics, {} if later else {
-        "grid": levels, "profile_every": every, "reference": options.get("reference")})
+    kept = check_statistics(statistics, {"grid": levels, "profile_every": every,
+                                         "reference": options.get("reference")})
     w0 = options.get("w0") if start is None else start  # a start is a w0 to the engines
     given = _given({"record": options.get("record", False), "w0": w0,
                     "grid": levels, "profile_every": every,
@@ -468,6 +463,47 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
                    batches=batches, merge=merge, default=default, chunk=chunk, engine=engine,
                    grid=levels, profile_every=every, laws=None if laws is None else laws(input),
                    statistics=kept, modes=modes, given=given, **options)
+
+
+def _horizon(input: Input, steps: Any, time: Any, warmup: Any
+             ) -> tuple[int | None, float | None, int]:
+    """A plain run's ``steps`` or ``time`` (exactly one of them) and ``warmup``, validated."""
+    if (steps is None) == (time is None):
+        raise ValueError("give exactly one of steps (arrivals) and time (a time horizon)")
+    if steps is not None:
+        steps = check_count(steps, "steps")
+    else:
+        time = check_positive(time, "time")
+        if time > MAX_COUNT * input.mean_interarrival:
+            raise ValueError(
+                f"time must be at most 2**53 mean interarrival times "
+                f"({MAX_COUNT * input.mean_interarrival:g}), got {time!r}: no run can count "
+                "that many arrivals")
+    return steps, time, check_count(warmup, "warmup", 0)
+
+
+MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "p_wait")
+"""The statistic MSER's truncation point is chosen on: the first of these the run has (one
+series, not the most truncated of several, which multiplied the rule's false alarms)."""
+
+
+def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], auto: bool
+                    ) -> tuple[str, ...] | None:
+    """``statistics=`` as a fixed budget keeps it: with ``warmup="auto"``, also MSER's series.
+
+    MSER cuts the transient on the first statistic of :data:`MSER_PREFERENCE` the system has
+    (``have``: :attr:`recursions.System.estimates`), whatever the user keeps, so that naming
+    statistics never moves the truncation point; the analysis drops it from the result again.
+
+    Examples
+    --------
+    >>> kept_statistics(("p_wait",), ("p_wait", "mean_wait", "mean_workload"), True)
+    ('p_wait', 'mean_wait')
+    """
+    if statistics is None or not auto:
+        return statistics
+    key = next((k for k in MSER_PREFERENCE if k in have), None)
+    return statistics if key is None or key in statistics else (*statistics, key)
 
 
 def check_statistics(value: Any, profile: dict[str, Any]) -> tuple[str, ...] | None:

@@ -34,10 +34,9 @@ import numpy as np
 
 from . import diagnostics as dg
 from .estimate import Estimate
-from .output_analysis import Interval, interval, mser, replication_interval
-from .plan import BASE_BATCHES, FIRST_STEPS, MAX_STEPS, Modes, RunPlan
+from .output_analysis import Interval, interval, replication_interval, truncated
+from .plan import BASE_BATCHES, FIRST_STEPS, MAX_STEPS, MSER_PREFERENCE, STATISTICS, Modes, RunPlan
 from .result import SimulationResult, untrusted_headline
-from .stages import MSER_PREFERENCE
 from .tables import Record
 
 __all__ = ["BASE_BATCHES", "FIRST_STEPS", "MAX_STEPS", "PrecisionReport", "Quiet", "analysed"]
@@ -150,16 +149,6 @@ def _targets(precision: Any, statistics: Sequence[str] | None,
     return wanted
 
 
-def _only(res: SimulationResult, names: Sequence[str]) -> SimulationResult:
-    """``res`` reporting only the statistics ``names`` (the others ``None``)."""
-    from .plan import STATISTICS
-
-    drop: dict[str, Any] = {k: None for k in STATISTICS
-                            if k not in names and getattr(res, k, None) is not None}
-    sums = {k: v for k, v in (res._sums or {}).items() if k in names}
-    return dataclasses.replace(res, _sums=sums, **drop)
-
-
 def _side(system: Any, kind: str) -> int:
     """Which side of the steady level the transient lies on (:func:`mser`'s ``side``).
 
@@ -170,42 +159,13 @@ def _side(system: Any, kind: str) -> int:
     return -1 if kind == "empty" and bool(getattr(system, "monotone", False)) else 0
 
 
-def _kept(res: SimulationResult, names: Sequence[str], auto: bool, side: int
-          ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], int, bool]:
-    """The batch sums after the MSER truncation (when ``auto``), batches dropped, steady."""
-    sums = res._sums or {}
-    drop, steady = 0, True
-    if auto:
-        key = next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
-                   next((k for k in MSER_PREFERENCE if k in sums), None))
-        if key is not None:
-            drop, steady = mser(*sums[key], side=side)
-    return {k: (n[:, drop:], d[:, drop:]) for k, (n, d) in sums.items()}, drop, steady
+def _mser_key(sums: Mapping[str, Any], names: Sequence[str]) -> str | None:
+    """The one series MSER cuts for every statistic of a run.
 
-
-def _truncated(res: SimulationResult, kept: dict[str, tuple[np.ndarray, np.ndarray]],
-               drop: int, batches: int, confidence: float, auto: bool) -> SimulationResult:
-    """``res`` with its estimates (after a truncation also profile and counts) from kept batches.
-
-    The standard errors are those of the intervals the modes decide on.
+    The first of :data:`MSER_PREFERENCE` among ``names``, else among the run's statistics.
     """
-    changes: dict[str, Any] = {"_sums": kept}
-    for name, (n, d) in kept.items():
-        if getattr(res, name, None) is not None:
-            iv = interval(n, d, confidence, statistic=name)
-            if math.isfinite(iv.se):
-                changes[name] = Estimate(iv.value, iv.se)
-    if auto:
-        changes["warmup_rule"] = "mser"
-    if drop:
-        # batch b holds the arrivals k with k * batches // steps == b (equal within one)
-        dropped = -(-drop * res.steps // batches)
-        changes.update(warmup=res.warmup + dropped, steps=res.steps - dropped)
-        for f in ("_prof", "_den", "_fprof", "_fden"):
-            a = getattr(res, f)
-            if a is not None and np.ndim(a) >= 2 and np.shape(a)[1] == batches:
-                changes[f] = a[:, drop:]
-    return dataclasses.replace(res, **changes)
+    return next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
+                next((k for k in MSER_PREFERENCE if k in sums), None))
 
 
 class Quiet:
@@ -274,9 +234,7 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
     """The one stage of a fixed budget, its transient cut (``warmup="auto"``), its warnings."""
     res = quiet.pass_on(quiet(partial(stages.run, modes.steps)))
     out = _finish(res, list(res.statistics), modes.auto, modes.confidence,
-                  min(modes.base, res.steps), kind, side)
-    if modes.statistics is not None:
-        out = _only(out, modes.statistics)
+                  min(modes.base, res.steps), kind, side, modes.statistics)
     if not modes.default:
         return out
     # with the default batches: say when its headline intervals are not trusted
@@ -292,19 +250,46 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
 
 
 def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence: float,
-            batches: int, kind: str, side: int) -> SimulationResult:
-    kept, drop, steady = _kept(res, names, auto, side)
+            batches: int, kind: str, side: int, only: Sequence[str] | None = None
+            ) -> SimulationResult:
+    """``res`` analysed as its modes say: transient cut, estimates from the kept batches.
+
+    With ``auto``, MSER's truncation point drops batches (and their warm-up, profile and
+    counts); every estimate's standard error is that of the interval the modes decide on;
+    from exact stationary starts the replications' own interval is added; with ``only``,
+    the other statistics are dropped (the MSER series a fixed budget kept for the rule).
+    """
+    sums = res._sums or {}
+    key = _mser_key(sums, names) if auto else None
+    kept, drop, steady = truncated(sums, key, side)
+    changes: dict[str, Any] = {"_sums": kept, "start": kind}
+    for name, (n, d) in kept.items():
+        if getattr(res, name, None) is not None:
+            iv = interval(n, d, confidence, statistic=name)
+            if math.isfinite(iv.se):
+                changes[name] = Estimate(iv.value, iv.se)
+    if kind == "stationary" and res.replications >= 2:
+        changes["replication_interval"] = {
+            k: replication_interval(n, d, confidence, statistic=k) for k, (n, d) in kept.items()}
+    if auto:
+        changes["warmup_rule"] = "mser"
+    if drop:
+        # batch b holds the arrivals k with k * batches // steps == b (equal within one)
+        dropped = -(-drop * res.steps // batches)
+        changes.update(warmup=res.warmup + dropped, steps=res.steps - dropped)
+        for f in ("_prof", "_den", "_fprof", "_fden"):
+            a = getattr(res, f)
+            if a is not None and np.ndim(a) >= 2 and np.shape(a)[1] == batches:
+                changes[f] = a[:, drop:]
+    if only is not None:
+        changes.update({k: None for k in STATISTICS
+                        if k not in only and getattr(res, k, None) is not None})
+        changes["_sums"] = {k: v for k, v in kept.items() if k in only}
     if auto and not steady:
         dg.warn(f"{res.system}: warmup='auto' found no steady part: MSER's truncation point "
                 "sits at half the run, the most it may drop, so the run is too short for its "
                 "transient (or the system drifts); run longer")
-    out = _truncated(res, kept, drop, batches, confidence, auto)
-    extra: dict[str, Any] = {"start": kind}
-    if kind == "stationary" and res.replications >= 2:
-        extra["replication_interval"] = {
-            k: replication_interval(n, d, confidence, statistic=k)
-            for k, (n, d) in (out._sums or {}).items()}
-    return dataclasses.replace(out, **extra)
+    return dataclasses.replace(res, **changes)
 
 
 def _guarded(iv: Interval, prev: tuple[float, float] | None, seen: float) -> Interval:
@@ -374,7 +359,9 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
         count += 1
         targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
         names = list(targets)
-        kept, _, steady = _kept(res, names, auto, side)
+        sums = res._sums or {}
+        key = _mser_key(sums, names) if auto else None
+        kept, _, steady = truncated(sums, key, side)
         ivs = {k: interval(*kept[k], confidence, statistic=k) for k in names}
         seen = {k: float(kept[k][1].sum()) for k in names}
         ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}
@@ -411,12 +398,13 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
                              reached=not short, intervals=ivs, missed=tuple(short),
                              needed=needed, stages=count, steps=n, steps_used=stages.used,
                              stopped_by=stopped)
+    missed = None if not short else (
+        f"{res.system}: precision not reached"
+        + _not_reached(stopped, zero, ivs, tol, needed, n, floor, steady))
     out = _finish(res, names, auto, confidence, min(modes.base, n), kind, side)
     final: dict[str, Any] = {  # the estimates of the intervals the run stopped on
         k: Estimate(ivs[k].value, ivs[k].se) for k in names
         if getattr(out, k) is not None and math.isfinite(ivs[k].se)}
-    out = dataclasses.replace(out, **final)
-    if short:
-        dg.warn(f"{out.system}: precision not reached"
-                + _not_reached(stopped, zero, ivs, tol, needed, n, floor, steady))
-    return dataclasses.replace(out, precision=report)
+    if missed is not None:
+        dg.warn(missed)
+    return dataclasses.replace(out, precision=report, **final)

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from ._validate import check_int
 from .codes import QueueCode
 from .inputs import Input, check_input, is_poisson
-from .systems import System
+from .systems import System, queue_length_estimates
 
 __all__ = ["I1F", "JSQ", "PowerOfD", "QueuePolicy", "poisson_refusal", "sub_halfin_whitt_rate"]
 
@@ -102,6 +102,11 @@ class QueuePolicy(System):
     def engines(self) -> tuple[str, ...]:
         """``("queues", "counts")``: the queue-length engines of :mod:`recursions.zerowait`."""
         return ("queues", "counts")
+
+    @property
+    def estimates(self) -> tuple[str, ...]:
+        """What the queue-length engines report (``p_block`` with a buffer)."""
+        return queue_length_estimates(self.buffer)
 
     @property
     def queue_policy(self) -> tuple[QueueCode, int, int]:

@@ -259,6 +259,11 @@ class Redundancy(System):
         """The heap engine's redundancy rule (``O(d log n)`` per arrival)."""
         return (HeapPolicy.REDUNDANCY, self.dmax)
 
+    @property
+    def estimates(self) -> tuple[str, ...]:
+        """A job's response time (its first copy's completion) in place of the wait."""
+        return ("mean_response", "mean_workload", "busy_fraction", "p_all_busy")
+
     def load(self, input: Any) -> float | None:
         """``None``: the work a job brings depends on the state (cancellation).
 

@@ -14,28 +14,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .chunks import batch_doubles
-from .plan import RunPlan, check_statistics
+from .plan import RunPlan
 from .result import SimulationResult
 
-__all__ = ["MICRO", "MICRO_DOUBLES", "MSER_PREFERENCE", "Continued", "Retraced", "fresh",
-           "kept_statistics", "stages_for"]
+__all__ = ["MICRO", "MICRO_DOUBLES", "Continued", "Retraced", "fresh", "stages_for"]
 
 MICRO = 16
 """Most kept batches per analysis batch of a stage that goes on (:class:`Continued`)."""
 
 MICRO_DOUBLES = 2**25
 """Most numbers the kept batches of a stage that goes on may hold (256 MiB)."""
-
-MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "p_wait")
-"""The statistic MSER's truncation point is chosen on: the first of these the run has (one
-series, not the most truncated of several, which multiplied the rule's false alarms)."""
-
 
 def fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
     """A copy of ``ss`` that has spawned nothing yet (every stage spawns the same children)."""
@@ -147,34 +140,14 @@ class Continued:
         return self.handle.result(batches=self.base)
 
 
-def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], auto: bool
-                    ) -> tuple[str, ...] | None:
-    """``statistics=`` as a fixed budget keeps it: with ``warmup="auto"``, also MSER's series.
-
-    MSER cuts the transient on the first statistic of :data:`MSER_PREFERENCE` the system has
-    (``have``: :func:`recursions.workload_result.estimated`), whatever the user keeps, so that
-    naming statistics never moves the truncation point; the analysis drops it from the
-    result again.
-
-    Examples
-    --------
-    >>> kept_statistics(("p_wait",), ("p_wait", "mean_wait", "mean_workload"), True)
-    ('p_wait', 'mean_wait')
-    """
-    if statistics is None or not auto:
-        return statistics
-    key = next((k for k in MSER_PREFERENCE if k in have), None)
-    return statistics if key is None or key in statistics else (*statistics, key)
-
-
 def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
-               seed: np.random.SeedSequence, have: Sequence[str]) -> Retraced | Continued:
+               seed: np.random.SeedSequence) -> Retraced | Continued:
     """How the stages of ``plan`` (which has modes) run on ``engine``.
 
-    A fixed budget is one stage, retraced (keeping :func:`kept_statistics`, ``have``: the
-    statistics the system has). With ``precision=``, the stages go on where the engine can
-    (``continues``) and the first stage is at least a batch per replication; else they are
-    retraced. ``w0`` is where the replications start, ``seed`` the run's seed.
+    A fixed budget is one stage, retraced (keeping the plan's statistics:
+    :func:`recursions.plan.kept_statistics`). With ``precision=``, the stages go on where the
+    engine can (``continues``) and the first stage is at least a batch per replication; else
+    they are retraced. ``w0`` is where the replications start, ``seed`` the run's seed.
 
     Examples
     --------
@@ -184,7 +157,7 @@ def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
     >>> system = rc.JSW(2)
     >>> plan = make_plan(system, rc.Poisson(1.0, rc.dists.Exponential(1.0)), precision=0.1)
     >>> stages = stages_for(system, choose(system, plan), plan, None,
-    ...                     np.random.SeedSequence(1), ())
+    ...                     np.random.SeedSequence(1))
     >>> n = stages.first(10**5, 10**9)   # whole batches, rounded down
     >>> type(stages).__name__, n % 256 == 0, 10**5 - 256 * 25 < n <= 10**5
     ('Continued', True, True)
@@ -194,13 +167,8 @@ def stages_for(system: Any, engine: Any, plan: RunPlan, w0: Any,
         raise ValueError("stages_for lays out the stages of a plan with modes")
     base, seed = modes.base, fresh(seed)
     plan = dataclasses.replace(plan, w0=w0)
-    if modes.precision is None:
-        kept = check_statistics(kept_statistics(modes.statistics, have, modes.auto), {
-            "grid": plan.grid, "profile_every": plan.profile_every, "reference": plan.reference})
-        if kept is not None:
-            plan = dataclasses.replace(plan, statistics=kept)
-        return Retraced(plan, engine, system, base, seed)
-    if min(modes.first, modes.max_steps) < base or not engine.continues or plan.record:
+    if (modes.precision is None or min(modes.first, modes.max_steps) < base
+            or not engine.continues or plan.record):
         return Retraced(plan, engine, system, base, seed)
     plan = dataclasses.replace(plan, steps=modes.first, batches=base, rng=fresh(seed))
     return Continued(plan, engine, system, base)

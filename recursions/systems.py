@@ -43,6 +43,7 @@ __all__ = [
     "RandomRouting",
     "SplitBound",
     "System",
+    "queue_length_estimates",
 ]
 
 
@@ -80,6 +81,11 @@ class System:
         Whether the server a customer joins depends on the state and its routing uniforms
         only, never on its own service time (every built-in map; a user :class:`Map` may
         route by size, so it declares ``False``).
+    estimates : tuple of str
+        The statistics a dense or heap run of the system reports (``p_wait`` and
+        ``mean_wait``, or ``p_loss`` and ``overflow_work`` for a loss system, or
+        ``mean_response`` for redundancy; then ``mean_workload``, ``busy_fraction`` and
+        ``p_all_busy``).
     stability_family : str
         Which stability argument applies (``loynes.check_stability`` dispatches on it):
         ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
@@ -110,6 +116,12 @@ class System:
     def split(self) -> int:
         """Length of the leading separately sorted block (0 unless :class:`SplitBound`)."""
         return 0
+
+    @property
+    def estimates(self) -> tuple[str, ...]:
+        """The statistics a dense or heap run of this system reports (see the class)."""
+        first = ("p_loss", "overflow_work") if self.has_loss else ("p_wait", "mean_wait")
+        return (*first, "mean_workload", "busy_fraction", "p_all_busy")
 
     @property
     def is_loss_system(self) -> bool:
@@ -601,6 +613,11 @@ class JIQ(System):
         return ("dense", "heap") if self.buffer is None else ("queues", "counts")
 
     @property
+    def estimates(self) -> tuple[str, ...]:
+        """Those of a map, or with a buffer those of the queue-length engines."""
+        return super().estimates if self.buffer is None else queue_length_estimates(self.buffer)
+
+    @property
     def envelope_params(self) -> tuple[float, float] | None:
         """Idle first, else a uniform rank."""
         return (float(EnvelopeBase.JIQ), 0.0)
@@ -844,6 +861,18 @@ class SplitBound(System):
 
     def _block_note(self) -> str:
         return f" within each block (loss block w[:{self.p}], JSW block w[{self.p}:])"
+
+
+def queue_length_estimates(buffer: int | None) -> tuple[str, ...]:
+    """The statistics the queue-length engines report (``p_block`` with a ``buffer``).
+
+    Examples
+    --------
+    >>> queue_length_estimates(2)[-2:]
+    ('mean_jobs', 'p_block')
+    """
+    counts = ("p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs")
+    return counts if buffer is None else (*counts, "p_block")
 
 
 def check_system(value: Any, name: str = "system", *, needs_map: str | None = None) -> Any:

@@ -24,7 +24,7 @@ from .engines import register
 from .plan import RunPlan
 from .result import SimulationResult
 from .systems import System
-from .workload_result import estimated, workload_result
+from .workload_result import workload_result
 
 __all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "RunHandle",
            "few_snapshots", "rebin"]
@@ -513,7 +513,7 @@ def _not_estimated(system: Any, plan: RunPlan) -> str | None:
     """Why ``plan.statistics`` cannot be reported for ``system`` (one it has no estimate of)."""
     if plan.statistics is None:
         return None
-    have = estimated(system)
+    have = system.estimates
     bad = [n for n in plan.statistics if n not in have]
     if not bad:
         return None

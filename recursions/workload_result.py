@@ -20,7 +20,7 @@ from .output_analysis import merge_batches
 from .plan import RunPlan
 from .result import SimulationResult, warn_fixed_budget
 
-__all__ = ["estimated", "workload_result"]
+__all__ = ["workload_result"]
 
 
 def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, tables: Tables,
@@ -58,7 +58,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     from .output_analysis import clt_failures
 
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
-    keep = set(estimated(system) if plan.statistics is None else plan.statistics)
+    keep = set(system.estimates if plan.statistics is None else plan.statistics)
     fine = acc
     seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
     every = _sums(fine, seen_fine, S, system.has_loss, redundant)
@@ -112,36 +112,6 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     if system.fcfs and "mean_wait" in no_clt:
         dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
-
-
-def estimated(system: Any) -> tuple[str, ...]:
-    """The statistics a dense or heap run of ``system`` estimates.
-
-    Parameters
-    ----------
-    system : recursions.System
-        The system (a redundancy system reports ``mean_response``, a loss system ``p_loss``
-        and ``overflow_work``, the others ``p_wait`` and ``mean_wait``).
-
-    Returns
-    -------
-    tuple of str
-
-    Examples
-    --------
-    >>> import recursions as rc
-    >>> estimated(rc.JSW(2))
-    ('p_wait', 'mean_wait', 'mean_workload', 'busy_fraction', 'p_all_busy')
-    """
-    from . import heap as hp
-
-    if hp.policy_of(system)[0] == hp.REDUNDANCY:
-        first: tuple[str, ...] = ("mean_response",)
-    elif system.has_loss:
-        first = ("p_loss", "overflow_work")
-    else:
-        first = ("p_wait", "mean_wait")
-    return (*first, "mean_workload", "busy_fraction", "p_all_busy")
 
 
 def _kept(keep: set[str], name: str, num: np.ndarray, den: np.ndarray) -> Estimate | None:
