@@ -160,11 +160,7 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
 
     A plan has modes with ``precision=``, ``warmup="auto"`` or ``start=``.
     """
-    if start is not None:
-        if "dense" not in system.engines:  # no workload vector to start from
-            raise ValueError(f"{system!r} keeps counts of jobs (it runs on the "
-                             f"{' and '.join(system.engines)} engines), not workload "
-                             "vectors: it has no start state to draw; leave start= out")
+    if start is not None:  # an engine that keeps no workload vectors refuses start= itself
         if isinstance(start, str) and start != "stationary":
             raise ValueError(f"start must be 'stationary', a profile or None, got {start!r}")
     if time is not None:
@@ -362,7 +358,7 @@ STATISTICS = frozenset({*LEAN_STATISTICS, "mean_workload", "busy_fraction", "p_a
 """Every statistic a result may report (which ones a system has depends on the system)."""
 
 
-_DEFAULTS = {"record": False, "w0": None, "grid": None, "profile_every": None,
+_DEFAULTS = {"record": False, "w0": None, "start": None, "grid": None, "profile_every": None,
              "progress": False, "chunk": DEFAULT_CHUNK, "reference": None, "statistics": None}
 
 
@@ -395,6 +391,8 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     statistics : str or sequence of str, optional
         The statistics to report (names of :data:`STATISTICS`); ``None``: all. With
         ``precision=``, those it targets (checked against the system's at the first stage).
+        With ``warmup="auto"`` on a fixed budget, the plan also keeps the series MSER cuts on
+        (:func:`kept_statistics`; the result drops it again).
     precision, relative, confidence, max_steps, max_seconds, start
         ``simulate``'s modes (:class:`Modes`); with one of them, or ``warmup="auto"``, the
         plan's ``modes`` holds them and ``steps``, ``warmup`` and ``batches`` are those of
@@ -421,13 +419,17 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
     """
     if not isinstance(system, Simulable):
         raise TypeError(f"system must be a recursions system, got {type(system).__name__}")
-    check_input(input)
-    system.check_input(input)
     modes = None
     if precision is not None or isinstance(warmup, str) or start is not None:
         modes = _modes(system, steps, time, warmup, replications, batches, options.get("w0"),
                        precision, relative, confidence, statistics, max_steps, max_seconds,
                        start)
+    elif max_steps is not None or max_seconds is not None:
+        raise ValueError("max_steps= and max_seconds= bound the stages of precision=: give "
+                         "precision=, or leave them out")
+    check_input(input)
+    system.check_input(input)
+    if modes is not None:
         steps, warmup = modes.first, 0 if modes.auto or modes.stationary else warmup
         batches = min(modes.base, steps)
         # precision= keeps every statistic (which it targets is checked at the first stage);
@@ -435,9 +437,6 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         statistics = None if precision is not None else kept_statistics(
             modes.statistics, system.estimates, modes.auto)
     else:
-        if max_steps is not None or max_seconds is not None:
-            raise ValueError("max_steps= and max_seconds= bound the stages of precision=: "
-                             "give precision=, or leave them out")
         steps, time, warmup = _horizon(input, steps, time, warmup)
     nrep = check_int(replications, "replications", 1)
     default = batches is None
@@ -452,10 +451,11 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
         raise ValueError(f"batches must be <= 2**53, got {batches}")
     every = None if profile_every is None else check_int(profile_every, "profile_every", 1)
     levels = _levels(grid)
-    kept = check_statistics(statistics, {"grid": levels, "profile_every": every,
-                                         "reference": options.get("reference")})
-    w0 = options.get("w0") if start is None else start  # a start is a w0 to the engines
-    given = _given({"record": options.get("record", False), "w0": w0,
+    # only the workload engines keep a profile (the others refuse statistics= themselves)
+    kept = check_statistics(statistics, {} if "dense" not in system.engines else {
+        "grid": levels, "profile_every": every, "reference": options.get("reference")})
+    given = _given({"record": options.get("record", False), "w0": options.get("w0"),
+                    "start": start,
                     "grid": levels, "profile_every": every,
                     "progress": options.get("progress", False), "chunk": chunk,
                     "reference": options.get("reference"), "statistics": kept})
@@ -491,9 +491,22 @@ def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], aut
                     ) -> tuple[str, ...] | None:
     """``statistics=`` as a fixed budget keeps it: with ``warmup="auto"``, also MSER's series.
 
-    MSER cuts the transient on the first statistic of :data:`MSER_PREFERENCE` the system has
-    (``have``: :attr:`recursions.System.estimates`), whatever the user keeps, so that naming
-    statistics never moves the truncation point; the analysis drops it from the result again.
+    MSER cuts the transient on the first statistic of :data:`MSER_PREFERENCE` the system has,
+    whatever the user keeps, so that naming statistics never moves the truncation point; the
+    analysis drops it from the result again.
+
+    Parameters
+    ----------
+    statistics : tuple of str or None
+        The statistics named (checked: :func:`check_statistics`), ``None`` for all.
+    have : sequence of str
+        The statistics the system reports (:attr:`recursions.System.estimates`).
+    auto : bool
+        Whether ``warmup="auto"``.
+
+    Returns
+    -------
+    tuple of str or None
 
     Examples
     --------

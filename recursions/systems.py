@@ -43,6 +43,7 @@ __all__ = [
     "RandomRouting",
     "SplitBound",
     "System",
+    "map_refusal",
     "queue_length_estimates",
 ]
 
@@ -794,6 +795,11 @@ class Envelope(System):
         return self.system.heap_policy if self._passthrough else None
 
     @property
+    def estimates(self) -> tuple[str, ...]:
+        """As the bounded system when passed through (redundancy reports response times)."""
+        return self.system.estimates if self._passthrough else super().estimates
+
+    @property
     def drivers(self) -> Any:
         """As the bounded system when passed through."""
         return self.system.drivers if self._passthrough else super().drivers
@@ -866,6 +872,15 @@ class SplitBound(System):
 def queue_length_estimates(buffer: int | None) -> tuple[str, ...]:
     """The statistics the queue-length engines report (``p_block`` with a ``buffer``).
 
+    Parameters
+    ----------
+    buffer : int or None
+        The jobs a server holds at most (``None``: no limit, no blocking).
+
+    Returns
+    -------
+    tuple of str
+
     Examples
     --------
     >>> queue_length_estimates(2)[-2:]
@@ -908,8 +923,37 @@ def check_system(value: Any, name: str = "system", *, needs_map: str | None = No
     """
     if not isinstance(value, System):
         raise TypeError(f"{name} must be a recursions system, got {type(value).__name__}")
-    if needs_map is not None and "dense" not in value.engines:
-        raise ValueError(f"{value!r} is not a map on workload vectors (it runs on the "
-                         f"{' and '.join(value.engines)} engines, which keep counts of jobs): "
-                         f"it has none for {needs_map}; simulate it with rc.simulate")
+    why = None if needs_map is None else map_refusal(value, needs_map)
+    if why is not None:
+        raise ValueError(why)
     return value
+
+
+def map_refusal(system: System, needs: str, advice: str = "simulate it with rc.simulate"
+                ) -> str | None:
+    """Why ``system`` has no map on workload vectors for ``needs`` (``None``: it has one).
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system.
+    needs : str
+        What needs the map (``"a Loynes sequence"``).
+    advice : str, default "simulate it with rc.simulate"
+        What the message ends with.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> map_refusal(rc.JSW(2), "a growth test") is None
+    True
+    """
+    if "dense" in system.engines:
+        return None
+    return (f"{system!r} is not a map on workload vectors (it runs on the "
+            f"{' and '.join(system.engines)} engines, which keep counts of jobs): it has none "
+            f"for {needs}; {advice}")

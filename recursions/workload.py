@@ -32,8 +32,8 @@ __all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "Ru
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
 
-_ALL = frozenset({"record", "w0", "grid", "profile_every", "progress", "chunk", "reference",
-                  "statistics"})
+_ALL = frozenset({"record", "w0", "start", "grid", "profile_every", "progress", "chunk",
+                  "reference", "statistics"})
 
 
 @dataclass
@@ -310,7 +310,7 @@ class RunHandle:
             acc = rebin(acc, plan, coarse)
             tables = Tables(tables.g, rebin(tables.hist, plan, coarse))
             plan = coarse
-        redundant = hp.policy_of(self.system)[0] == hp.REDUNDANCY
+        redundant = "mean_response" in self.system.estimates
         return workload_result(self.system, plan, self.engine.name, acc, tables,
                                self.state.final_state(), getattr(self.state, "path", None),
                                redundant, self.load_msg)

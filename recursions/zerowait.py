@@ -47,7 +47,7 @@ from .plan import default_batches
 from .queue_kernels import counts_kernel, queues_kernel
 from .queue_policies import I1F, JSQ, PowerOfD, QueuePolicy, poisson_refusal, sub_halfin_whitt_rate
 from .result import SimulationResult, warn_fixed_budget
-from .systems import System
+from .systems import System, map_refusal
 
 __all__ = [
     "I1F",
@@ -477,6 +477,9 @@ class QueueLengthEngine:
 
         ``"counts"`` also refuses a service law without phases (no Coxian form).
         """
+        if "start" in plan.given:  # the one option that asks for a workload vector
+            return map_refusal(system, "a start state (a vector of workloads)",
+                               "leave start= out")
         bad = unhonoured(self, plan)
         if bad:
             return (f"{type(system).__name__} runs on the queue-length engines, which do not "
