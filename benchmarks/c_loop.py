@@ -24,10 +24,6 @@ CPU second, and the table reports their min, median and max. Each run's ``p_wait
 ``mean_wait`` are checked against Erlang C (within 5 standard errors of the batch means), so
 a loop that computed something else would show.
 
-A last measurement times one exponential draw alone (numba's PCG64 ``Generator`` against the
-C loop's xoshiro256++ and ziggurat, interleaved, ``results/c_loop_draws.csv``): the loops
-draw two an arrival, so this bounds what the random numbers account for in the ratios.
-
 Run: ``python benchmarks/c_loop.py [--quick] [--csv]``; the table is in
 ``docs/benchmarks.md`` (section "Against a C loop").
 """
@@ -43,7 +39,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 from _oracles import mm_s
 from _tables import finish
@@ -188,22 +183,7 @@ static void run(int S, double lam, long n, int nb, int full, int pass, uint64_t 
     }
 }
 
-/* the exponential draws alone: n of them, added up (what the loops above draw twice an arrival) */
-static int draws(long n) {
-    rng_t g;
-    seed(&g, 1);
-    zigset();
-    struct timespec t0, t1;
-    double s = 0.0;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-    for (long i = 0; i < n; i++) s += rexp(&g);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    printf("%.9f %.17g\n", (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec), s);
-    return 0;
-}
-
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "draws") == 0) return draws(atol(argv[2]));
     if (argc != 7) { fprintf(stderr, "usage: S lam n full pass seed\n"); return 2; }
     int S = atoi(argv[1]), full = atoi(argv[4]), pass = atoi(argv[5]), nb = 32, ng = 33;
     double lam = atof(argv[2]);
@@ -320,41 +300,6 @@ def measure(exe: Path, s: int, n: int, rounds: int) -> dict[str, object]:
     return row
 
 
-@numba.njit(cache=False)
-def _draws(gen: np.random.Generator, n: int) -> float:
-    """``n`` exponential draws of ``gen`` added up (as the drawing loops draw them)."""
-    s = 0.0
-    for _ in range(n):
-        s += gen.standard_exponential()
-    return s
-
-
-def draw_cost(exe: Path, n: int, rounds: int) -> dict[str, object]:
-    """Nanoseconds per exponential draw: numba's PCG64 Generator against the C loop's draw.
-
-    ``simulate``'s drawing loops take their exponentials from ``numpy.random.Generator``
-    (PCG64) inside numba, whose bit generator is reached through a function pointer; the C
-    loop's from an inlined xoshiro256++. Rounds alternate the two; CPU time.
-    """
-    _draws(np.random.default_rng(0), 10)  # compile first
-    ours, peer = [], []
-    for r in range(rounds):
-        out = subprocess.run([str(exe), "draws", str(n)], capture_output=True, text=True,
-                             check=True).stdout.split()
-        peer.append(float(out[0]) / n * 1e9)
-        gen = np.random.default_rng(r)
-        t0 = time.process_time()
-        total = _draws(gen, n)
-        ours.append((time.process_time() - t0) / n * 1e9)
-        for mean in (total / n, float(out[1]) / n):  # both draw mean-1 exponentials
-            if not abs(mean - 1.0) < 0.01:
-                raise RuntimeError(f"the draws' mean is {mean}, not 1")
-    ratios = [c / o for c, o in zip(peer, ours, strict=True)]
-    return {"draws": n, "rounds": rounds, "ours_ns": statistics.median(ours),
-            "c_ns": statistics.median(peer), "ratio_min": min(ratios),
-            "ratio_median": statistics.median(ratios), "ratio_max": max(ratios)}
-
-
 def main(argv: list[str] | None = None) -> Rows | None:
     """Print the table (and write ``results/c_loop.csv`` with ``--csv``)."""
     args = sys.argv[1:] if argv is None else argv
@@ -366,7 +311,6 @@ def main(argv: list[str] | None = None) -> Rows | None:
             print("no C compiler (gcc or cc) found: the C loop benchmark is skipped")
             return None
         rows = [measure(exe, s, n, rounds) for s in SERVERS]
-        cost = draw_cost(exe, 10 * n, rounds)
     print("ours / C loop, arrivals per CPU second (median M/s; ratios min / median / max)")
     print("| S | ours (minimal) | C minimal | ours / C minimal | ours (default) | C full | "
           "ours / C full | Erlang C |")
@@ -378,10 +322,6 @@ def main(argv: list[str] | None = None) -> Rows | None:
               f"{r['vs_minimal_max']:.2f} | {m['ours_per_s']:.1f} | {m['full_per_s']:.1f} | "
               f"{r['vs_full_min']:.2f} / {r['vs_full_median']:.2f} / {r['vs_full_max']:.2f} | "
               f"{r['erlang_c_checked']} |")
-    print(f"one exponential draw: ours {cost['ours_ns']:.2f} ns, C {cost['c_ns']:.2f} ns "
-          f"(C / ours {cost['ratio_min']:.2f} / {cost['ratio_median']:.2f} / "
-          f"{cost['ratio_max']:.2f}, {cost['draws']:.0e} draws, {rounds} rounds)")
-    finish([cost], ("draws",), "c_loop_draws")
     return finish(rows, ("servers",), "c_loop")
 
 
