@@ -429,15 +429,15 @@ def make_plan(system: Simulable, input: Input, steps: int | None = None, *,
                          "precision=, or leave them out")
     check_input(input)
     system.check_input(input)
-    if modes is not None:
+    if modes is None:
+        steps, time, warmup = _horizon(input, steps, time, warmup)
+    else:
         steps, warmup = modes.first, 0 if modes.auto or modes.stationary else warmup
         batches = min(modes.base, steps)
         # precision= keeps every statistic (which it targets is checked at the first stage);
         # warmup="auto" on a fixed budget also keeps MSER's series
         statistics = None if precision is not None else kept_statistics(
             modes.statistics, system.estimates, modes.auto)
-    else:
-        steps, time, warmup = _horizon(input, steps, time, warmup)
     nrep = check_int(replications, "replications", 1)
     default = batches is None
     if default:
