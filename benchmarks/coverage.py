@@ -162,7 +162,8 @@ class Budget:
 
     pilot_steps: int = 10**6
     reference_steps: int = 2 * 10**7
-    perfect_size: int = 20_000
+    perfect_size: int = 200_000   # se of p_wait ~0.0009, a fifth of a run's interval sd
+    workers: int | None = 1       # processes drawing the exact samples (same draws for any)
 
 
 def _pilot_length(cell: Cell, budget: Budget) -> int:
@@ -187,7 +188,8 @@ def _reference_rows(cell: Cell, budget: Budget) -> list[dict[str, Any]]:
     ps = None
     if cell.exact_kind == "perfect":
         system, inp = build(cell.model, cell.S, cell.load)
-        ps = cp.perfect_sample(system, inp, budget.perfect_size, rng=7)
+        ps = cp.perfect_sample(system, inp, budget.perfect_size, rng=7,
+                               workers=budget.workers)
     rows = []
     for k in STATS:
         est = getattr(res, k)
@@ -429,6 +431,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--reference-steps", type=int, default=None,
                     help="arrivals of the long reference runs (JIQ, LL(2); default 2e7): "
                          "their standard error should be well below the intervals' half-width")
+    ap.add_argument("--perfect-size", type=int, default=None,
+                    help="exact draws of the J2SW(3,1) references (default 2e5, about "
+                         "12 minutes a cell on one core; 2e4 left their p_wait 1.2-1.3 "
+                         "standard errors off)")
     ap.add_argument("--csv", action="store_true",
                     help="also write benchmarks/results/coverage.csv (as every benchmark)")
     args = ap.parse_args(argv)
@@ -456,6 +462,9 @@ def main(argv: Sequence[str] | None = None) -> Rows:
     budget = Budget(2 * 10**4, 2 * 10**5, 200) if args.quick else Budget()
     if args.reference_steps is not None:
         budget = dataclasses.replace(budget, reference_steps=args.reference_steps)
+    if args.perfect_size is not None:
+        budget = dataclasses.replace(budget, perfect_size=args.perfect_size)
+    budget = dataclasses.replace(budget, workers=max(args.workers or 1, 1))
     suffix = "_quick" if args.quick else ""
     ref = references(chosen, args.out / f"coverage_reference{suffix}.csv", budget)
     rows = []
