@@ -317,6 +317,40 @@ def test_start_from_an_equilibrium_profile():
         rc.simulate(rc.JIQ(20), rc.Poisson(16.0, E(1.0)), steps=1000, start=3.0, rng=1)
 
 
+def _start_systems():
+    import loynes as ly
+    from recursions.redundancy import JobClass
+
+    n, lam = 1000, 0.5
+    jiq = rc.JIQ(n)
+    red = rc.Redundancy(n, JobClass(2, 1, E(1.0)))
+    return [(jiq, rc.Poisson(lam * n, E(1.0)), ly.jiq_equilibrium(lam, E(1.0))),
+            (red, red.poisson(lam * n), ly.redundancy_fixed_point(red.classes, lam))]
+
+
+@pytest.mark.parametrize("case", [0, 1], ids=["JIQ", "Redundancy(2, 1)"])
+def test_a_profile_start_begins_at_the_mean_field_equilibrium(case):
+    # the mean-field mean workload a server, int_0^inf x_w dw, is where a run from the
+    # theory's profile starts and stays; from empty, the same short run is far below it
+    system, inp, eq = _start_systems()[case]
+    g = np.linspace(0.0, 60.0, 60_001)
+    mf = float(np.trapezoid(eq.profile(g), g))
+    n = system.servers
+    runs = {}
+    for start in (eq, None):
+        kw = {} if start is None else {"start": start}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rc.SimulationWarning)
+            runs[start is None] = rc.simulate(system, inp, steps=2000, warmup=0,
+                                              replications=4, rng=3, **kw)
+    res, empty = runs[False], runs[True]
+    assert res.start == "profile" and empty.start != "profile"
+    est = res.mean_workload
+    # 4 standard errors of the run, and 2% for n = 1000 against n = infinity
+    assert abs(est.value / n - mf) < 4 * est.se / n + 0.02 * mf
+    assert empty.mean_workload.value / n < 0.6 * mf
+
+
 # -- estimands without a central limit theorem, and quantiles -------------------------------
 
 
