@@ -478,11 +478,11 @@ def sweep_to_dict(smap: Any, args: argparse.Namespace, service: Any, *,
     >>> d["verdicts"], d["boundaries"], d["execution"]["mode"]
     ([['stable', 'unstable']], {'(3)': [1.0]}, 'in-process')
     """
-    from .report import _plain
-    from .sweep import _iter_rows
+    from .report import plain_data
+    from .sweep import iter_rows
 
     ex = smap.execution
-    return _plain({
+    return plain_data({
         "system": args.system,
         "servers": args.servers,
         "service": repr(service),
@@ -492,7 +492,7 @@ def sweep_to_dict(smap: Any, args: argparse.Namespace, service: Any, *,
         "verdicts": smap.verdicts,
         "boundaries": dict(smap.boundaries),
         "rows": [{k: v if v is None or isinstance(v, (int, float, str)) else str(v)
-                  for k, v in row.items()} for row in _iter_rows(smap.table)],
+                  for k, v in row.items()} for row in iter_rows(smap.table)],
         "execution": None if ex is None else {"mode": ex.mode, "workers": ex.workers,
                                               "reason": ex.reason},
         "complete": ex is None or ex.mode != "interrupted",

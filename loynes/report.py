@@ -97,7 +97,7 @@ class StabilityReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python form (JSON-serialisable)."""
-        return _plain(asdict(self))
+        return plain_data(asdict(self))
 
     def plot(self, ax: Any = None, *, level: float = 0.95) -> Any:
         """Draw each condition's value as a bar against its threshold.
@@ -176,13 +176,14 @@ class StabilityReport:
         return "\n".join(lines)
 
 
-def _plain(x: Any) -> Any:
+def plain_data(x: Any) -> Any:
+    """``x`` with NumPy arrays and scalars made Python numbers, tuples lists, NaN None (JSON)."""
     if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
+        return {k: plain_data(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
+        return [plain_data(v) for v in x]
     if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
+        return plain_data(x.tolist())
     if isinstance(x, (np.floating, float)):
         return None if not math.isfinite(float(x)) else float(x)
     if isinstance(x, (np.integer, np.bool_)):

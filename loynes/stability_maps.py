@@ -32,7 +32,7 @@ from recursions.validation import check_int
 from .closed_forms import critical_rate_3, critical_rate_11
 from .runners import Execution
 from .stability import check_stability
-from .sweep import _iter_rows, _sweep
+from .sweep import hooked_sweep, iter_rows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -335,7 +335,7 @@ class StabilityMap:
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write :attr:`table` to ``path`` as CSV (one row per point, a header line)."""
-        rows = list(_iter_rows(self.table))
+        rows = list(iter_rows(self.table))
         cols = list(rows[0]) if rows else []
         with open(path, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=cols)
@@ -570,7 +570,7 @@ def stability_map(
     def build(tab: Any) -> StabilityMap:
         return _assemble_map(tab, load_arr, param_list, param_name, bfuncs)
 
-    tab = _sweep(func, grid, rng=rng, client=client, progress=progress,
+    tab = hooked_sweep(func, grid, rng=rng, client=client, progress=progress,
                  replications=1, max_workers=max_workers, table=table, checkpoint=checkpoint,
                  key_extra=extra, build=build)
     return build(tab)
@@ -587,7 +587,7 @@ def _described(factory: Callable[[Any], Any], arg: Any) -> str:
 def _assemble_map(tab: Any, load_arr: np.ndarray, param_list: tuple, param_name: str,
                   bfuncs: Mapping[str, Callable[[Any], float]]) -> StabilityMap:
     """The :class:`StabilityMap` of a sweep's table (points that did not run are errors)."""
-    rows = list(_iter_rows(tab))
+    rows = list(iter_rows(tab))
     shape = (len(param_list), load_arr.size)
     verdicts = np.empty(shape, dtype=object)
     conf = np.full(shape, math.nan)

@@ -465,15 +465,15 @@ def sweep(
     >>> str(t.attrs["execution"])
     'in-process: max_workers=0'
     """
-    return _sweep(func, grid, rng=rng, client=client, progress=progress,
+    return hooked_sweep(func, grid, rng=rng, client=client, progress=progress,
                   replications=replications, max_workers=max_workers, table=table,
                   checkpoint=checkpoint)
 
 
-def _sweep(func: Callable[..., Any], grid: Grid, *, rng: RngLike, client: Any, progress: bool,
-           replications: int, max_workers: int | None, table: str,
-           checkpoint: str | os.PathLike[str] | None, key_extra: Any = None,
-           build: Callable[[Any], Any] | None = None) -> Any:
+def hooked_sweep(func: Callable[..., Any], grid: Grid, *, client: Any, progress: bool,
+                 replications: int, max_workers: int | None, table: str,
+                 checkpoint: str | os.PathLike[str] | None, rng: RngLike = 1,
+                 key_extra: Any = None, build: Callable[[Any], Any] | None = None) -> Any:
     """:func:`sweep`, with two hooks for callers such as ``stability_map``.
 
     ``key_extra`` is added to the checkpoint's identity; ``build`` turns a partial table into
@@ -561,7 +561,7 @@ def dask_client_check() -> None:
                           "(or the extra: pip install 'queue-recursions[dist]')") from None
 
 
-def _iter_rows(t: Any) -> Iterable[dict[str, Any]]:
+def iter_rows(t: Any) -> Iterable[dict[str, Any]]:
     """Rows of a table returned by :func:`sweep` (DataFrame or dict of arrays)."""
     if isinstance(t, dict):
         cols = list(t)

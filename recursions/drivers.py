@@ -61,7 +61,7 @@ directly or not); their text is part of the cache key (``tests/test_user_map.py`
 the list is closed under their imports)."""
 
 
-def _is_dispatcher(step: Any) -> bool:
+def is_dispatcher(step: Any) -> bool:
     return hasattr(step, "py_func") and hasattr(step, "signatures")
 
 
@@ -183,7 +183,7 @@ def _join_of(step: Any) -> tuple[Any, bool]:
     except TypeError:  # an unhashable callable
         join = None
     if join is None:
-        return (maps.jsw_join if _is_dispatcher(step) else maps.jsw_join.py_func), False
+        return (maps.jsw_join if is_dispatcher(step) else maps.jsw_join.py_func), False
     return join, True
 
 
@@ -234,7 +234,7 @@ def _load(step: Any, source: str, key: str | None, jit: Any,
     rank = _rank_of(step)
     ranked = rank is not None
     if rank is None:  # a stand-in, never called (PASS and RANKED are false)
-        rank = maps.jsw_joined_rank if _is_dispatcher(step) else maps.jsw_joined_rank.py_func
+        rank = maps.jsw_joined_rank if is_dispatcher(step) else maps.jsw_joined_rank.py_func
     scode, tcode = _NO_LAWS if laws is None else laws
     bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
              "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
@@ -325,7 +325,7 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     if hit is not None and hit[0] is step:
         return hit[1], hit[2]
     source = _driver_source()
-    if _is_dispatcher(step):
+    if is_dispatcher(step):
         key = _cache_key(step, laws, one, lean)
         mod, on_disk = _load(step, source, key,
                              _project_jit if key is not None else _uncached_jit, laws, one, lean)

@@ -58,7 +58,7 @@ from ._jit import jit
 from ._rng import RngLike, as_seed_sequence
 from ._validate import check_int, check_positive
 from .codes import LOST
-from .drivers import _is_dispatcher, compiled_drivers, warm
+from .drivers import compiled_drivers, is_dispatcher, warm
 from .systems import System
 
 __all__ = ["Map", "MapContractError", "MapStepError", "SlowMapWarning"]
@@ -166,7 +166,7 @@ def bounds_checked(fn: Any, _seen: frozenset[int] = frozenset()) -> Any:
     -------
     callable
     """
-    if not _is_dispatcher(fn):
+    if not is_dispatcher(fn):
         return fn
     hit = _CHECKED.get(id(fn))
     if hit is not None and hit[0] is fn:
@@ -184,7 +184,7 @@ def bounds_checked(fn: Any, _seen: frozenset[int] = frozenset()) -> Any:
     scope = dict(py.__globals__)
     for name in names:
         obj = scope.get(name)
-        if _is_dispatcher(obj) and id(obj) not in seen:
+        if is_dispatcher(obj) and id(obj) not in seen:
             scope[name] = bounds_checked(obj, seen)
     copy = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__,
                               py.__closure__)
@@ -229,7 +229,7 @@ def _serial_drivers(mod: Any) -> Any:
 
 def _checking_kernel(step: Any, edges: np.ndarray, loss: bool, key: int) -> Any:
     """A kernel that runs ``step`` and raises :class:`MapStepError` if the step broke."""
-    code_of = _state_code if _is_dispatcher(step) else _state_code_py
+    code_of = _state_code if is_dispatcher(step) else _state_code_py
 
     def checking_step(w, sigma, tau, u, params):  # type: ignore[no-untyped-def]
         before = w.copy()
@@ -245,7 +245,7 @@ def _checking_kernel(step: Any, edges: np.ndarray, loss: bool, key: int) -> Any:
             raise MapStepError(key, code, before, sigma, tau, u.copy(), w.copy(), found)
         return found
 
-    if not _is_dispatcher(step):
+    if not is_dispatcher(step):
         return checking_step
     import numba
 

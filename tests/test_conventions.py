@@ -184,3 +184,36 @@ def test_renamed_modules_keep_the_public_names():
     for old in ("maps", "backward", "redundancy"):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module(f"loynes.{old}")
+
+
+def test_no_module_imports_another_modules_private_names():
+    # ruff's PLC2701 keeps private names from crossing packages; within a package a private
+    # helper used by a second module is shared, so it gets a public name (modules whose own
+    # name is private, like recursions._stats, may be imported whole)
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for pkg in ("recursions", "coupling", "loynes"):
+        for path in sorted((root / pkg).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.level or (
+                        node.module or "").split(".")[0] in ("recursions", "coupling", "loynes")):
+                    found += [f"{path.relative_to(root)}: {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")
+                              and not _is_private_module(path, node, a.name)]
+    assert found == []
+
+
+def _is_private_module(path, node, name):
+    from pathlib import Path
+
+    base = path.parent
+    for _ in range(max(node.level - 1, 0)):
+        base = base.parent
+    if node.level == 0:
+        base = Path(__file__).resolve().parents[1]
+    parts = [] if not node.module else node.module.split(".")
+    target = base.joinpath(*parts, name)
+    return target.with_suffix(".py").exists() or target.is_dir()

@@ -87,7 +87,7 @@ class KernelSampler(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def _real(name: str, value: Any) -> float:
+def real_value(name: str, value: Any) -> float:
     """Return ``value`` as a float, or raise ``TypeError`` if it is not a real number."""
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value.item()
@@ -96,15 +96,15 @@ def _real(name: str, value: Any) -> float:
     return float(value)
 
 
-def _positive(name: str, value: Any) -> float:
+def positive_value(name: str, value: Any) -> float:
     """Return ``value`` as a float after checking it is finite and > 0."""
-    x = _real(name, value)
+    x = real_value(name, value)
     if not (math.isfinite(x) and x > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
     return x
 
 
-def _vector(name: str, values: Any) -> FloatArray:
+def float_vector(name: str, values: Any) -> FloatArray:
     """Return a fresh 1-D float64 copy of ``values`` (which may be empty)."""
     try:  # np.ndim raises ValueError for a ragged nesting
         scalar = isinstance(values, (str, bytes)) or np.ndim(values) == 0
@@ -125,7 +125,7 @@ def _vector(name: str, values: Any) -> FloatArray:
     return arr
 
 
-def _check_mean(owner: str, mean: float, by: str = "") -> None:
+def check_mean(owner: str, mean: float, by: str = "") -> None:
     """Reject a law whose mean is infinite, NaN, not > 0 or outside the time scales.
 
     ``by`` names the parameters that set the mean (e.g. ``"rate (mean 1 / rate)"``), so that
@@ -149,7 +149,7 @@ def _check_mean(owner: str, mean: float, by: str = "") -> None:
         )
 
 
-def _check_rates(name: str, rates: FloatArray) -> None:
+def check_rates(name: str, rates: FloatArray) -> None:
     """Reject phase rates outside ``[1 / SCALE_MAX, 1 / SCALE_MIN]`` (phase means in range)."""
     from .._validate import SCALE_MAX, SCALE_MIN
 
@@ -180,13 +180,13 @@ def _check_size(size: Any) -> int:
 
 def _theta(theta: Any) -> float:
     """A tilt parameter: a real number, not NaN (infinite values are refused too)."""
-    th = _real("theta", theta)
+    th = real_value("theta", theta)
     if not math.isfinite(th):
         raise ValueError(f"theta must be a finite number, got {th!r}")
     return th
 
 
-def _one_of(owner: str, **given: Any) -> tuple[str, Any]:
+def one_of(owner: str, **given: Any) -> tuple[str, Any]:
     """The one keyword of ``given`` that is not ``None`` (``TypeError`` for none or several)."""
     named = [(k, v) for k, v in given.items() if v is not None]
     if len(named) != 1:
@@ -201,7 +201,7 @@ def _fmt(x: float) -> str:
     return f"{float(x):.6g}"
 
 
-def _logsumexp(a: FloatArray) -> float:
+def logsumexp(a: FloatArray) -> float:
     m = float(np.max(a))
     return m + math.log(float(np.sum(np.exp(a - m))))
 

@@ -19,12 +19,12 @@ from .base import (
     KernelSampler,
     Law,
     Sampler,
-    _check_mean,
-    _logsumexp,
-    _one_of,
-    _positive,
-    _real,
-    _vector,
+    check_mean,
+    float_vector,
+    logsumexp,
+    one_of,
+    positive_value,
+    real_value,
 )
 
 __all__ = ["Deterministic", "Empirical", "Uniform"]
@@ -58,9 +58,9 @@ class Deterministic(Law):
     _closed_mgf = True
 
     def __init__(self, value: float | None = None, *, mean: float | None = None) -> None:
-        name, v = _one_of("Deterministic", value=value, mean=mean)
-        object.__setattr__(self, "value", _positive(name, v))
-        _check_mean("Deterministic", self.mean, name)
+        name, v = one_of("Deterministic", value=value, mean=mean)
+        object.__setattr__(self, "value", positive_value(name, v))
+        check_mean("Deterministic", self.mean, name)
 
     @property
     def mean(self) -> float:
@@ -130,15 +130,15 @@ class Uniform(Law):
     _closed_mgf = True
 
     def __post_init__(self) -> None:
-        lo = _real("low", self.low)
-        hi = _real("high", self.high)
+        lo = real_value("low", self.low)
+        hi = real_value("high", self.high)
         if not (math.isfinite(lo) and lo >= 0):
             raise ValueError(f"low must be a finite number >= 0, got {lo!r}")
         if not (math.isfinite(hi) and hi > lo):
             raise ValueError(f"high must be a finite number > low (= {lo!r}), got {hi!r}")
         object.__setattr__(self, "low", lo)
         object.__setattr__(self, "high", hi)
-        _check_mean("Uniform", self.mean, "low and high")
+        check_mean("Uniform", self.mean, "low and high")
 
     @property
     def mean(self) -> float:
@@ -228,7 +228,7 @@ class Empirical(Law):
     _closed_mgf = True
 
     def __post_init__(self) -> None:
-        v = _vector("values", self.values)
+        v = float_vector("values", self.values)
         if v.size == 0:
             raise ValueError("values must not be empty")
         if not np.all(np.isfinite(v) & (v >= 0)):
@@ -239,7 +239,7 @@ class Empirical(Law):
         if self.weights is None:
             p = np.full(v.size, 1.0 / v.size)
         else:
-            p = _vector("weights", self.weights)
+            p = float_vector("weights", self.weights)
             if p.size != v.size:
                 raise ValueError(
                     f"weights must have the same length as values ({v.size}), got {p.size}"
@@ -254,7 +254,7 @@ class Empirical(Law):
         p.setflags(write=False)
         object.__setattr__(self, "values", v)
         object.__setattr__(self, "weights", p)
-        _check_mean("Empirical", self.mean, "values and weights")
+        check_mean("Empirical", self.mean, "values and weights")
 
     def _repr_args(self) -> str:
         if self.values.size <= 6:
@@ -316,7 +316,7 @@ class Empirical(Law):
     def _log_mgf(self, th: float) -> float:
         v, p = self.values, self._p
         keep = p > 0
-        return _logsumexp(th * v[keep] + np.log(p[keep]))
+        return logsumexp(th * v[keep] + np.log(p[keep]))
 
     def _tilted_sampler(self, th: float) -> Sampler:
         v, p = self.values, self._p

@@ -18,10 +18,10 @@ from .base import (
     FloatArray,
     KernelSampler,
     Law,
-    _check_mean,
-    _one_of,
-    _positive,
-    _real,
+    check_mean,
+    one_of,
+    positive_value,
+    real_value,
     special,
 )
 
@@ -73,9 +73,9 @@ class LogNormal(_HeavyTailed):
     scv: float = field()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", _positive("mean", self.mean))
-        object.__setattr__(self, "scv", _positive("scv", self.scv))
-        _check_mean("LogNormal", self.mean, "mean")
+        object.__setattr__(self, "mean", positive_value("mean", self.mean))
+        object.__setattr__(self, "scv", positive_value("scv", self.scv))
+        check_mean("LogNormal", self.mean, "mean")
 
     @property
     def sigma(self) -> float:
@@ -150,7 +150,7 @@ class Lomax(_HeavyTailed):
 
     def __init__(self, shape: float, scale: float | None = None, *,
                  mean: float | None = None) -> None:
-        a = _real("shape", shape)
+        a = real_value("shape", shape)
         if not (math.isfinite(a) and a > 1):
             raise ValueError(
                 f"shape must be a finite number > 1 (shape <= 1 gives an infinite mean), got {a!r}"
@@ -158,11 +158,12 @@ class Lomax(_HeavyTailed):
         if a > 1e100:
             raise ValueError(f"shape must be at most 1e100 (beyond it the law is exponential to "
                              f"float64 precision: use Exponential), got {a!r}")
-        name, value = _one_of("Lomax", scale=scale, mean=mean)
-        s = _positive("mean", value) * (a - 1.0) if name == "mean" else _positive("scale", value)
+        name, value = one_of("Lomax", scale=scale, mean=mean)
+        s = (positive_value("mean", value) * (a - 1.0) if name == "mean"
+             else positive_value("scale", value))
         object.__setattr__(self, "shape", a)
         object.__setattr__(self, "scale", s)
-        _check_mean("Lomax", self.mean, f"{name} and shape")
+        check_mean("Lomax", self.mean, f"{name} and shape")
 
     @property
     def mean(self) -> float:

@@ -21,13 +21,13 @@ from .base import (
     KernelSampler,
     Law,
     Sampler,
-    _check_mean,
-    _check_rates,
-    _one_of,
-    _positive,
-    _real,
-    _vector,
+    check_mean,
+    check_rates,
+    float_vector,
     linalg,
+    one_of,
+    positive_value,
+    real_value,
     special,
 )
 
@@ -97,11 +97,11 @@ class Exponential(Law):
 
     def __init__(self, rate: float | None = None, *, mean: float | None = None) -> None:
         if rate is not None and mean is not None:
-            _one_of("Exponential", rate=rate, mean=mean)
-        r = 1.0 / _positive("mean", mean) if mean is not None else _positive(
+            one_of("Exponential", rate=rate, mean=mean)
+        r = 1.0 / positive_value("mean", mean) if mean is not None else positive_value(
             "rate", 1.0 if rate is None else rate)
         object.__setattr__(self, "rate", r)
-        _check_mean("Exponential", self.mean,
+        check_mean("Exponential", self.mean,
                     "mean" if mean is not None else "rate (mean 1 / rate)")
 
     @property
@@ -190,11 +190,11 @@ class Erlang(Law):
         if int(k) < 1:
             raise ValueError(f"k must be an integer >= 1, got {int(k)}")
         k = int(k)
-        name, value = _one_of("Erlang", rate=rate, mean=mean)
-        r = k / _positive("mean", value) if name == "mean" else _positive("rate", value)
+        name, value = one_of("Erlang", rate=rate, mean=mean)
+        r = k / positive_value("mean", value) if name == "mean" else positive_value("rate", value)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "rate", r)
-        _check_mean("Erlang", self.mean, "mean" if name == "mean" else "k / rate")
+        check_mean("Erlang", self.mean, "mean" if name == "mean" else "k / rate")
 
     @property
     def mean(self) -> float:
@@ -268,8 +268,8 @@ class HyperExponential(Law):
     _closed_mgf = True
 
     def __post_init__(self) -> None:
-        p = _vector("probs", self.probs)
-        mu = _vector("rates", self.rates)
+        p = float_vector("probs", self.probs)
+        mu = float_vector("rates", self.rates)
         if p.size == 0:
             raise ValueError("probs must not be empty")
         if p.shape != mu.shape:
@@ -283,10 +283,10 @@ class HyperExponential(Law):
             raise ValueError(f"probs must sum to 1 (within {PROB_SUM_TOL:g}), got sum {total!r}")
         if not np.all(np.isfinite(mu) & (mu > 0)):
             raise ValueError(f"rates must be finite numbers > 0, got {mu.tolist()}")
-        _check_rates("rates", mu)
+        check_rates("rates", mu)
         object.__setattr__(self, "probs", tuple((p / total).tolist()))
         object.__setattr__(self, "rates", tuple(mu.tolist()))
-        _check_mean("HyperExponential", self.mean, "probs and rates")
+        check_mean("HyperExponential", self.mean, "probs and rates")
 
     @classmethod
     def balanced(cls, mean: float, scv: float) -> HyperExponential:
@@ -313,8 +313,8 @@ class HyperExponential(Law):
         >>> round(law.mean, 12), round(law.scv, 12)
         (2.0, 4.0)
         """
-        m = _positive("mean", mean)
-        c2 = _real("scv", scv)
+        m = positive_value("mean", mean)
+        c2 = real_value("scv", scv)
         if not (math.isfinite(c2) and c2 >= 1):
             raise ValueError(
                 f"scv must be a finite number >= 1 for a balanced hyperexponential, got {c2!r}"
@@ -420,8 +420,8 @@ class Coxian(Law):
     _closed_mgf = True
 
     def __post_init__(self) -> None:
-        mu = _vector("rates", self.rates)
-        p = _vector("probs", self.probs)
+        mu = float_vector("rates", self.rates)
+        p = float_vector("probs", self.probs)
         if mu.size == 0:
             raise ValueError("rates must not be empty (a Coxian law needs at least one phase)")
         if not np.all(np.isfinite(mu) & (mu > 0)):
@@ -432,10 +432,10 @@ class Coxian(Law):
             )
         if not np.all((p >= 0) & (p <= 1)):
             raise ValueError(f"probs must be numbers in [0, 1], got {p.tolist()}")
-        _check_rates("rates", mu)
+        check_rates("rates", mu)
         object.__setattr__(self, "rates", tuple(mu.tolist()))
         object.__setattr__(self, "probs", tuple(p.tolist()))
-        _check_mean("Coxian", self.mean, "rates and probs")
+        check_mean("Coxian", self.mean, "rates and probs")
 
     @classmethod
     def normalised(cls, rates: ArrayLike, probs: ArrayLike) -> Coxian:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import FloatArray, Law, Sampler, _check_mean, integrate, stats
+from .base import FloatArray, Law, Sampler, check_mean, integrate, stats
 
 __all__ = ["ScipyLaw", "as_law"]
 
@@ -104,7 +104,7 @@ class ScipyLaw(Law):
                 f"{name} must be supported on [0, inf), but its support starts at {lo}"
             )
         mean = float(m)
-        _check_mean(name, mean, f"{name}.mean()")
+        check_mean(name, mean, f"{name}.mean()")
         object.__setattr__(self, "_mean", mean)
         object.__setattr__(self, "_var", float(d.variance() if new else d.var()))
 
