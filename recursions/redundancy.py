@@ -38,7 +38,8 @@ from .systems import System
 if TYPE_CHECKING:
     from .inputs import PoissonArrivals, RenewalArrivals
 
-__all__ = ["JobClass", "Redundancy", "as_classes", "class_probs", "free_system_work"]
+__all__ = ["JobClass", "Redundancy", "as_classes", "class_probs", "free_system_sample",
+           "free_system_work"]
 
 _MEAN_SAMPLES = 20_000
 """Jobs drawn to estimate the mean size of a class given by a joint sampler only."""
@@ -561,11 +562,54 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
     >>> abs(a - 1.0) < 5 * se + 0.01     # exponential: a = k E xi
     True
     """
+    jobs = check_int(jobs, "jobs", 1)
+    batches = check_int(batches, "batches", 1, jobs)
+    x = free_system_sample(system, jobs, warmup, rng=rng, chunk=chunk)
+    means = np.array([b.mean() for b in np.array_split(x, batches)])
+    se = float(means.std(ddof=1) / np.sqrt(batches)) if batches > 1 else float("nan")
+    return float(x.mean()), se
+
+
+def free_system_sample(system: Redundancy, jobs: int, warmup: int | None = None, *,
+                       rng: RngLike = 1, chunk: int = 65536) -> np.ndarray:
+    """The work each of ``jobs`` jobs adds to the free system, in arrival order.
+
+    The series behind :func:`free_system_work` (the same draws for the same arguments), for
+    an output analysis of one's own: batch sums for
+    :func:`recursions.output_analysis.interval`, a test of independence, a histogram.
+
+    Parameters
+    ----------
+    system : Redundancy
+        The system (its ``frame`` is ignored).
+    jobs : int
+        Measured jobs.
+    warmup : int, optional
+        Discarded jobs (default ``50 n``).
+    rng : int, Generator, SeedSequence or None, default 1
+        Seed (``None``: fresh OS entropy, not reproducible).
+    chunk : int, default 65536
+        Jobs drawn per block.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(jobs,)``: the work added by each measured job (its mean estimates ``a``).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions import redundancy as R
+    >>> s = R.Redundancy(20, [R.JobClass(2, 1, rc.dists.Exponential(1.0))])
+    >>> x = R.free_system_sample(s, 100_000, rng=1)
+    >>> float(x.mean()) == R.free_system_work(s, 100_000, rng=1)[0]
+    True
+    """
     if not isinstance(system, Redundancy):
         raise TypeError(f"system must be a Redundancy system, got {type(system).__name__}")
     jobs = check_int(jobs, "jobs", 1)
-    batches = check_int(batches, "batches", 1, jobs)
     warmup = 50 * system.servers if warmup is None else check_int(warmup, "warmup", 0)
+    chunk = check_int(chunk, "chunk", 1)
     gen = np.random.default_rng(as_seed_sequence(rng))
     p = np.zeros(system.servers)
     total = warmup + jobs
@@ -573,7 +617,4 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
     for start in range(0, total, chunk):
         c = min(chunk, total - start)
         free_chunk(system.params, p, system.innovations(gen, c), eta[start:start + c])
-    x = eta[warmup:]
-    means = np.array([b.mean() for b in np.array_split(x, batches)])
-    se = float(means.std(ddof=1) / np.sqrt(batches)) if batches > 1 else float("nan")
-    return float(x.mean()), se
+    return eta[warmup:]

@@ -39,7 +39,12 @@ level 5 %, does not reject: ``[lambda-bar / (1 + z s), lambda-bar / (1 - z s)]``
 ``REPLICATIONS`` independent free-system runs (independent seeds, each with its own warm-up
 of ``100 n`` jobs and 32 batches); the standard error is that of the mean of all the batch
 means together, so a difference between runs (an unfinished warm-up) widens it. The
-exponential rows, whose value ``1 / k`` is exact, check the coverage.
+exponential rows, whose value ``1 / k`` is exact, check the coverage. Each row also has
+``effective_batches`` and ``trusted``: the same 32 batches a run, pooled over the runs and
+merged until they pass the test of independence that ``rc.simulate`` asks of its intervals
+(:func:`recursions.output_analysis.interval`); ``trusted`` false flags a row whose batch
+means stayed correlated, so whose standard error the run-until-precise procedure would not
+trust.
 
 Run: ``python studies/redundancy_critical.py [--quick] [--workers N] [--scheduler ADDRESS]``.
 """
@@ -59,12 +64,14 @@ import _common
 
 import loynes as ly
 import recursions as rc
-from recursions.redundancy import JobClass, Redundancy, free_system_work
+from recursions.output_analysis import Interval, interval
+from recursions.redundancy import JobClass, Redundancy, free_system_sample
 
 NAME = "redundancy_critical"
 COLUMNS = ("d", "k", "size_law", "servers", "critical_rate", "ci_low", "ci_high",
            "critical_se", "mean_field", "mean_field_se", "exact", "normalized_rate",
-           "beyond_work_conserving", "jobs", "warmup", "replications")
+           "beyond_work_conserving", "jobs", "warmup", "replications", "effective_batches",
+           "trusted")
 
 PAIRS = ((2, 1), (3, 1), (3, 2), (4, 2), (10, 3))
 LAWS = ("ihr", "chr", "dhr")
@@ -86,20 +93,26 @@ def law_of(name: str) -> Any:
 
 
 def free_system_rate(d: int, k: int, law: str, servers: int, jobs: int, replications: int,
-                     rng: Any) -> tuple[float, float, int]:
+                     rng: Any) -> tuple[float, float, int, Interval]:
     """``lambda-bar^n = 1 / a`` from ``replications`` independent free-system runs.
 
-    Returns the estimate, its standard error (delta method from the pooled batch means) and
-    the warm-up per run.
+    Returns the estimate, its standard error (delta method from the pooled batch means), the
+    warm-up per run, and the library's interval of ``a`` from the same batches
+    (:func:`recursions.output_analysis.interval`: its ``batches`` are the effective number
+    of independent batch means, its ``trusted`` whether they passed the test of independence
+    that ``rc.simulate``'s run-until-precise mode asks of its own intervals).
     """
     system = Redundancy(servers, [JobClass(d, k, law_of(law))])
     warmup = 100 * servers
     ss = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
-    means, within = [], []
+    means, within, sums, sizes = [], [], [], []
     for seed in ss.spawn(replications):
-        a, se = free_system_work(system, jobs, warmup=warmup, batches=BATCHES, rng=seed)
-        means.append(a)
-        within.append(se * se * BATCHES)  # variance of one batch mean in this run
+        x = free_system_sample(system, jobs, warmup=warmup, rng=seed)
+        parts = np.array_split(x, BATCHES)
+        means.append(float(x.mean()))
+        within.append(float(np.var([b.mean() for b in parts], ddof=1)))  # one batch mean's
+        sums.append([b.sum() for b in parts])
+        sizes.append([b.size for b in parts])
     m = np.asarray(means)
     total = replications * BATCHES
     # variance of all batch means pooled: within-run spread plus between-run spread
@@ -107,7 +120,8 @@ def free_system_rate(d: int, k: int, law: str, servers: int, jobs: int, replicat
            + BATCHES * float(((m - m.mean()) ** 2).sum())) / (total - 1)
     a = float(m.mean())
     se_a = math.sqrt(var / total)
-    return 1.0 / a, se_a / a**2, warmup
+    iv = interval(np.asarray(sums), np.asarray(sizes, dtype=float), statistic="a")
+    return 1.0 / a, se_a / a**2, warmup, iv
 
 
 _MEAN_FIELD: dict[tuple[int, int, str], Any] = {}
@@ -129,8 +143,8 @@ def task(d: int, k: int, size_law: str, servers: int, rng: Any = None, *,
          budget: dict[str, Any]) -> dict[str, Any]:
     """One grid point: the free-system estimate, its interval and the mean-field value."""
     law = size_law
-    rate, se, warmup = free_system_rate(d, k, law, servers, budget["jobs"],
-                                        budget["replications"], rng)
+    rate, se, warmup, iv = free_system_rate(d, k, law, servers, budget["jobs"],
+                                            budget["replications"], rng)
     s = se / rate
     lo = rate / (1.0 + Z * s)
     hi = rate / (1.0 - Z * s) if Z * s < 1 else math.inf
@@ -140,7 +154,8 @@ def task(d: int, k: int, size_law: str, servers: int, rng: Any = None, *,
             "mean_field": mf.value, "mean_field_se": mf.se, "exact": exact,
             "normalized_rate": rate * k, "beyond_work_conserving": bool(lo * k > 1.0),
             "jobs": budget["jobs"] * budget["replications"], "warmup": warmup,
-            "replications": budget["replications"]}
+            "replications": budget["replications"], "effective_batches": iv.batches,
+            "trusted": iv.trusted}
 
 
 FIT_MIN_SERVERS = 50
