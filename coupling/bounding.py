@@ -175,8 +175,8 @@ Limits
   loss system overflowing to JSW on ``S - p`` servers) is stable where Theorem 1 is, but it
   does *not* dominate J_{p+1}SW pathwise: with the same inputs from empty, the sorted
   J_{p+1}SW vector exceeds the sorted split-bound vector in some coordinate at about half the
-  arrivals for ``S = 3, p = 1, lam = 2`` (measured: 47% of 10^6 arrivals, exponential
-  service of mean 1; 3.5% at ``lam = 0.8``), so it cannot serve as the upper process.
+  arrivals for ``S = 3, p = 1, lam = 2`` (the measurement is in the theory pages,
+  :ref:`theory-stability-split-bound`), so it cannot serve as the upper process.
 * **The monotone envelope** (:class:`recursions.Envelope`) is the upper process of the mixed
   case, but as a chain of its own it is unstable in part of Theorem 1's region (measured for
   ``S = 3, p = 1``, exponential service: from empty its total workload grows by 0.2 per

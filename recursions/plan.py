@@ -34,9 +34,9 @@ REPORTED_BATCHES = 32
 
 FINE_BATCHES = 256
 """Batches in all (over the replications) a fixed-budget run with default batches aims at, for
-the test of independence of :func:`recursions.output_analysis.interval`: with 32 batches it
-calls 17% of runs on independent data untrusted (too few batch means to confirm independence),
-with 256 in all about 2% (a 128 x 2 or 64 x 4 split alike, 32 x 8 4%)."""
+the test of independence of :func:`recursions.output_analysis.interval`: with only 32 it
+leaves many runs on independent data untrusted, too few batch means to confirm independence
+(the rates measured are on the docs' Intervals page, "How an interval is built")."""
 
 
 def default_batches(steps: int | None, replications: int) -> tuple[int, int]:
