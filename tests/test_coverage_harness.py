@@ -136,3 +136,23 @@ def test_quick_quantile_table(qcov):
         assert r["coverage_se"] == pytest.approx(math.sqrt(r["coverage"] * (1 - r["coverage"]) / 4))
     # the Lomax(3.5) cell's mean wait has no normal limit: never trusted
     assert all(r["mean_wait_trusted"] == 0.0 for r in rows if "Lomax" in r["cell"])
+
+
+def test_precision_mode_stops_with_intervals_of_the_runs_own_spread(cov, tmp_path):
+    # the fast subset of the table: a few seeds a cell, every run stops on its precision, and
+    # its intervals are as wide as the spread of the runs' estimates around the exact value
+    # says (their ratio is 1.2-1.3 over the full table; under 0.5 would take the 8 runs'
+    # spread, a chi-square with 8 degrees of freedom, to come out 2.5 times too large)
+    if "precision" not in inspect.signature(rc.simulate).parameters:
+        pytest.skip("rc.simulate has no precision= yet (issue 26's precision mode)")
+    table = cov.main(["--quick", "--mode", "precision", "--precision", "0.2",
+                      "--max-steps", str(10**6), "--cells", CELLS, "--seeds", "8",
+                      "--workers", "0", "--out", str(tmp_path)])
+    z = 1.959963984540054
+    for r in table:
+        assert r["runs"] == 8 and r["errors"] == 0 and r["reached"] == 1.0, r["cell"]
+        for k in cov.STATS:
+            spread = z * r[f"sigma_runs_{k}"] / math.sqrt(r["steps_mean"])
+            assert r[f"half_width_{k}"] > 0.5 * spread, (r["cell"], k)
+            # 8 runs at nominal 0.95: 4 or more misses has probability 4e-4
+            assert r[f"cov_{k}"] >= 5 / 8, (r["cell"], k)
