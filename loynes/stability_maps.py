@@ -571,8 +571,8 @@ def stability_map(
         return _assemble_map(tab, load_arr, param_list, param_name, bfuncs)
 
     tab = hooked_sweep(func, grid, rng=rng, client=client, progress=progress,
-                 replications=1, max_workers=max_workers, table=table, checkpoint=checkpoint,
-                 key_extra=extra, build=build)
+                       replications=1, max_workers=max_workers, table=table,
+                       checkpoint=checkpoint, key_extra=extra, build=build)
     return build(tab)
 
 

@@ -466,8 +466,8 @@ def sweep(
     'in-process: max_workers=0'
     """
     return hooked_sweep(func, grid, rng=rng, client=client, progress=progress,
-                  replications=replications, max_workers=max_workers, table=table,
-                  checkpoint=checkpoint)
+                        replications=replications, max_workers=max_workers, table=table,
+                        checkpoint=checkpoint)
 
 
 def hooked_sweep(func: Callable[..., Any], grid: Grid, *, client: Any, progress: bool,

@@ -62,6 +62,7 @@ the list is closed under their imports)."""
 
 
 def is_dispatcher(step: Any) -> bool:
+    """Whether ``step`` is a numba dispatcher (compiled), not a plain Python function."""
     return hasattr(step, "py_func") and hasattr(step, "signatures")
 
 

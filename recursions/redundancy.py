@@ -524,6 +524,11 @@ def free_chunk(params, p, U, eta):
                 p[m] -= lo
 
 
+def _check_redundancy(system: Any) -> None:
+    if not isinstance(system, Redundancy):
+        raise TypeError(f"system must be a Redundancy system, got {type(system).__name__}")
+
+
 def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
                      batches: int = 32, *, rng: RngLike = 1, chunk: int = 65536
                      ) -> tuple[float, float]:
@@ -553,6 +558,13 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
     (float, float)
         ``a`` and its standard error.
 
+    Raises
+    ------
+    TypeError
+        If ``system`` is not a :class:`Redundancy`, or a count is not an integer.
+    ValueError
+        If ``jobs < 1``, ``batches`` is not in ``[1, jobs]``, ``warmup < 0`` or ``chunk < 1``.
+
     Examples
     --------
     >>> import recursions as rc
@@ -562,6 +574,7 @@ def free_system_work(system: Redundancy, jobs: int, warmup: int | None = None,
     >>> abs(a - 1.0) < 5 * se + 0.01     # exponential: a = k E xi
     True
     """
+    _check_redundancy(system)
     jobs = check_int(jobs, "jobs", 1)
     batches = check_int(batches, "batches", 1, jobs)
     x = free_system_sample(system, jobs, warmup, rng=rng, chunk=chunk)
@@ -596,6 +609,13 @@ def free_system_sample(system: Redundancy, jobs: int, warmup: int | None = None,
     numpy.ndarray
         Shape ``(jobs,)``: the work added by each measured job (its mean estimates ``a``).
 
+    Raises
+    ------
+    TypeError
+        If ``system`` is not a :class:`Redundancy`, or a count is not an integer.
+    ValueError
+        If ``jobs < 1``, ``warmup < 0`` or ``chunk < 1``.
+
     Examples
     --------
     >>> import recursions as rc
@@ -605,8 +625,7 @@ def free_system_sample(system: Redundancy, jobs: int, warmup: int | None = None,
     >>> float(x.mean()) == R.free_system_work(s, 100_000, rng=1)[0]
     True
     """
-    if not isinstance(system, Redundancy):
-        raise TypeError(f"system must be a Redundancy system, got {type(system).__name__}")
+    _check_redundancy(system)
     jobs = check_int(jobs, "jobs", 1)
     warmup = 50 * system.servers if warmup is None else check_int(warmup, "warmup", 0)
     chunk = check_int(chunk, "chunk", 1)

@@ -44,7 +44,9 @@ exponential rows, whose value ``1 / k`` is exact, check the coverage. Each row a
 merged until they pass the test of independence that ``rc.simulate`` asks of its intervals
 (:func:`recursions.output_analysis.interval`); ``trusted`` false flags a row whose batch
 means stayed correlated, so whose standard error the run-until-precise procedure would not
-trust.
+trust. ``critical_se`` (and the interval) rest on all 128 batch means; ``merged_se`` is the
+standard error of ``lambda-bar^n`` from the ``effective_batches`` merged ones (delta method),
+which is larger where the test had to merge before it passed.
 
 Run: ``python studies/redundancy_critical.py [--quick] [--workers N] [--scheduler ADDRESS]``.
 """
@@ -71,7 +73,7 @@ NAME = "redundancy_critical"
 COLUMNS = ("d", "k", "size_law", "servers", "critical_rate", "ci_low", "ci_high",
            "critical_se", "mean_field", "mean_field_se", "exact", "normalized_rate",
            "beyond_work_conserving", "jobs", "warmup", "replications", "effective_batches",
-           "trusted")
+           "trusted", "merged_se")
 
 PAIRS = ((2, 1), (3, 1), (3, 2), (4, 2), (10, 3))
 LAWS = ("ihr", "chr", "dhr")
@@ -155,7 +157,7 @@ def task(d: int, k: int, size_law: str, servers: int, rng: Any = None, *,
             "normalized_rate": rate * k, "beyond_work_conserving": bool(lo * k > 1.0),
             "jobs": budget["jobs"] * budget["replications"], "warmup": warmup,
             "replications": budget["replications"], "effective_batches": iv.batches,
-            "trusted": iv.trusted}
+            "trusted": iv.trusted, "merged_se": iv.se * rate**2}
 
 
 FIT_MIN_SERVERS = 50

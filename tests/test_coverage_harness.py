@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import inspect
 import math
 
@@ -141,10 +142,9 @@ def test_quick_quantile_table(qcov):
 def test_precision_mode_stops_with_intervals_of_the_runs_own_spread(cov, tmp_path):
     # the fast subset of the table: a few seeds a cell, every run stops on its precision, and
     # its intervals are as wide as the spread of the runs' estimates around the exact value
-    # says (their ratio is 1.2-1.3 over the full table; under 0.5 would take the 8 runs'
-    # spread, a chi-square with 8 degrees of freedom, to come out 2.5 times too large)
-    if "precision" not in inspect.signature(rc.simulate).parameters:
-        pytest.skip("rc.simulate has no precision= yet (issue 26's precision mode)")
+    # says (the ratio is 0.98-1.53 over the full table's cells and statistics; under 0.6 here,
+    # at the table's lowest ratio, would take the 8 runs' variance, a chi-square with 8
+    # degrees of freedom, to come out 2.7 times too large: probability 0.006; seeds are fixed)
     table = cov.main(["--quick", "--mode", "precision", "--precision", "0.2",
                       "--max-steps", str(10**6), "--cells", CELLS, "--seeds", "8",
                       "--workers", "0", "--out", str(tmp_path)])
@@ -153,6 +153,32 @@ def test_precision_mode_stops_with_intervals_of_the_runs_own_spread(cov, tmp_pat
         assert r["runs"] == 8 and r["errors"] == 0 and r["reached"] == 1.0, r["cell"]
         for k in cov.STATS:
             spread = z * r[f"sigma_runs_{k}"] / math.sqrt(r["steps_mean"])
-            assert r[f"half_width_{k}"] > 0.5 * spread, (r["cell"], k)
+            assert r[f"half_width_{k}"] > 0.6 * spread, (r["cell"], k)
             # 8 runs at nominal 0.95: 4 or more misses has probability 4e-4
             assert r[f"cov_{k}"] >= 5 / 8, (r["cell"], k)
+
+
+def test_a_reference_on_fewer_draws_than_asked_is_computed_again(cov, tmp_path):
+    path = tmp_path / "ref.csv"
+    cell = cov.Cell("JpSW", 3, 0.5)
+    other = {"cell": "M/M/1 0.8", "stat": "p_wait", "value": 0.8, "se": 0.0,
+             "sigma_asym": 1.0, "pilot_steps": 10, "source": "oracle"}
+    old = [{**other, "cell": cell.label, "stat": k, "source": "perfect_sample size=10"}
+           for k in cov.STATS]
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(other))
+        w.writeheader()
+        w.writerows([other, *old])
+    budget = cov.Budget(2 * 10**4, 2 * 10**5, 200)
+    kept = cov.references([cov.Cell("M/M", 1, 0.8)], path, budget)
+    assert kept["M/M/1 0.8"]["p_wait"]["sigma_asym"] == 1.0   # an oracle cell is kept
+    have = cov.references([cell], path, budget)
+    assert {r["source"] for r in have[cell.label].values()} == {"perfect_sample size=200"}
+    with path.open() as f:
+        back = list(csv.DictReader(f))
+    assert [r["cell"] for r in back].count(cell.label) == len(cov.STATS)
+    assert any(r["cell"] == "M/M/1 0.8" for r in back)
+    # more draws than asked are enough: read back, not computed again
+    again = cov.references([cell], path, dataclasses.replace(budget, perfect_size=100))
+    assert {k: (r["value"], r["source"]) for k, r in again[cell.label].items()} == \
+        {k: (r["value"], r["source"]) for k, r in have[cell.label].items()}

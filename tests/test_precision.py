@@ -331,10 +331,12 @@ def _start_systems():
 @pytest.mark.parametrize("case", [0, 1], ids=["JIQ", "Redundancy(2, 1)"])
 def test_a_profile_start_begins_at_the_mean_field_equilibrium(case):
     # the mean-field mean workload a server, int_0^inf x_w dw, is where a run from the
-    # theory's profile starts and stays; from empty, the same short run is far below it
+    # theory's profile starts and stays; from empty, the same short run is well below it
+    # (the workload sampled every 100 arrivals, 20 times a replication)
     system, inp, eq = _start_systems()[case]
     g = np.linspace(0.0, 60.0, 60_001)
-    mf = float(np.trapezoid(eq.profile(g), g))
+    x = eq.profile(g)
+    mf = float((x[1:] + x[:-1]).sum() * (g[1] - g[0]) / 2)   # trapezoid rule
     n = system.servers
     runs = {}
     for start in (eq, None):
@@ -342,13 +344,15 @@ def test_a_profile_start_begins_at_the_mean_field_equilibrium(case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rc.SimulationWarning)
             runs[start is None] = rc.simulate(system, inp, steps=2000, warmup=0,
-                                              replications=4, rng=3, **kw)
+                                              replications=4, profile_every=100, rng=3, **kw)
     res, empty = runs[False], runs[True]
     assert res.start == "profile" and empty.start != "profile"
     est = res.mean_workload
     # 4 standard errors of the run, and 2% for n = 1000 against n = infinity
     assert abs(est.value / n - mf) < 4 * est.se / n + 0.02 * mf
-    assert empty.mean_workload.value / n < 0.6 * mf
+    # from empty: 0.71-0.74 of it over the same 2000 arrivals (3.4 of its standard errors or
+    # more below 0.85)
+    assert empty.mean_workload.value / n < 0.85 * mf
 
 
 # -- estimands without a central limit theorem, and quantiles -------------------------------

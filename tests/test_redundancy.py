@@ -11,7 +11,7 @@ import coupling as cp
 import recursions as rc
 from coupling.strategies import sorted_workloads
 from recursions import heap as hp
-from recursions.redundancy import JobClass, Redundancy, free_system_work
+from recursions.redundancy import JobClass, Redundancy, free_system_sample, free_system_work
 from tests import naive
 from tests.marks import UNTRUSTED
 
@@ -115,6 +115,23 @@ def test_free_system_bounds():
     # 1 / (d E xi) <= critical rate <= 1 / (k E xi) ... here a in [k E xi min, d E xi]
     assert se < 0.01
     assert a <= 3 * law.mean  # i.e. the critical rate 1/a is at least 1/(d E xi)
+
+
+def test_free_system_sample_is_the_series_behind_free_system_work():
+    s = Redundancy(20, [JobClass(2, 1, D.Uniform(0.0, 2.0))])
+    x = free_system_sample(s, 10_000, warmup=500, rng=3)
+    assert x.shape == (10_000,) and np.all(np.isfinite(x))
+    a, se = free_system_work(s, 10_000, warmup=500, batches=20, rng=3)
+    assert float(x.mean()) == a
+    means = np.array([b.mean() for b in np.array_split(x, 20)])
+    assert se == pytest.approx(means.std(ddof=1) / np.sqrt(20), rel=1e-12)
+    # the system is checked first, then the counts, in both
+    for f in (free_system_sample, free_system_work):
+        with pytest.raises(TypeError, match="Redundancy system"):
+            f(rc.JSW(2), 0)
+    for kw, msg in (({"jobs": 0}, "jobs"), ({"warmup": -1}, "warmup"), ({"chunk": 0}, "chunk")):
+        with pytest.raises(ValueError, match=msg):
+            free_system_sample(s, **{"jobs": 100, **kw})
 
 
 @pytest.mark.parametrize("bad,err", [

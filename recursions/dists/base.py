@@ -202,6 +202,7 @@ def _fmt(x: float) -> str:
 
 
 def logsumexp(a: FloatArray) -> float:
+    """``log(sum(exp(a)))`` without overflow (the largest term factored out)."""
     m = float(np.max(a))
     return m + math.log(float(np.sum(np.exp(a - m))))
 
