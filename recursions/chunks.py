@@ -1,15 +1,17 @@
-"""The chunk loop of the workload engines: a warm-up, then a measured run, in chunks.
+"""The one chunk loop of every engine: a warm-up, then a measured run, in chunks.
 
 :func:`run_chunks` runs every replication of a :class:`Kernel` (the dense engine's sorted
-vectors or the heap engine's empty times, :mod:`recursions.workload`) through the warm-up,
-fixes the profile grid, then runs the measured part. Where the draws come from is a
+vectors or the heap engine's empty times, :mod:`recursions.workload`; the queue-length
+engines' counts or queues, :mod:`recursions.queue_runs`) through the warm-up, fixes the
+profile grid, then runs the measured part. Where the draws come from is a
 strategy:
 
 * :class:`BlockDraws` -- the input's streams draw each chunk in blocks (numpy) in a helper
   thread while the kernel runs the previous chunk; one producer keeps every stream's order;
 * :class:`KernelDraws` -- built-in laws drawn inside the kernel from the streams' own
-  generators (the very numbers of the blocks), each replication in a thread task, in calls of
-  at most ``plan.max_call`` arrivals so that an interrupt is honoured between them.
+  generators (the very numbers of the blocks; the queue-length engines: each replication's
+  state draws blocks as its kernel asks), each replication in a thread task, in calls of at
+  most ``plan.max_call`` arrivals so that an interrupt is honoured between them.
 
 Both give the same numbers bit for bit (``tests/test_in_kernel_draws.py``).
 """

@@ -6,8 +6,10 @@ run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)
 ``engine="auto"`` takes it when it does not refuse), ``run(system, plan)`` and whether a run
 ``continues``: an engine that can go on from where a run stopped also has a ``start`` method
 (same arguments as ``run``) whose handle extends the run
-(:class:`recursions.workload.RunHandle`; the stages of the precision mode,
-:mod:`recursions.stages`, go on there, and are retraced elsewhere). Engines register
+(:class:`recursions.workload.RunHandle`, :class:`recursions.queue_runs.QueueRunHandle`; the
+stages of the precision mode, :mod:`recursions.stages`, go on there, and are retraced where
+a run records its path). Every engine runs through the one chunk loop of
+:mod:`recursions.chunks`. Engines register
 themselves with :func:`register` where they are defined:
 
 ==========  ==================================================  =====  =========================
@@ -16,8 +18,8 @@ name        what it keeps                                       goes   module
 ==========  ==================================================  =====  =========================
 ``dense``   the sorted workload vector, ``O(S)`` per arrival    yes    :mod:`recursions.workload`
 ``heap``    absolute empty times in an indexed min-heap         yes    :mod:`recursions.workload`
-``queues``  queue lengths per server, any service law           no     :mod:`recursions.zerowait`
-``counts``  aggregated counts of servers per length and phase   no     :mod:`recursions.zerowait`
+``queues``  queue lengths per server, any service law           yes    :mod:`recursions.zerowait`
+``counts``  aggregated counts of servers per length and phase   yes    :mod:`recursions.zerowait`
 ==========  ==================================================  =====  =========================
 
 A system declares the engines that run it (:attr:`recursions.System.engines`, in order of

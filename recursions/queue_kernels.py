@@ -1,9 +1,10 @@
 """The compiled kernels of the queue-length engines (:mod:`recursions.zerowait`).
 
 Two exact simulations of queue-length policies (:mod:`recursions.queue_policies`), each a
-numba kernel that runs until its block of draws runs out, the run is done, or the state needs
-more queue-length levels, and returns which (the drivers in :mod:`recursions.zerowait` read
-the code, draw, grow and call again):
+numba kernel that runs until its block of draws runs out, the run is done, the state needs
+more queue-length levels, or it reaches the arrival it was asked to pause at, and returns
+which (the replications' states in :mod:`recursions.queue_runs` read the code, draw, grow and
+call again):
 
 * :func:`counts_kernel`: Gillespie's method on the counts ``Q[j, m]`` of servers with ``j``
   jobs whose job in service is in phase ``m`` (Coxian service; exact for these exchangeable
@@ -105,7 +106,7 @@ def _arrival_batch(mode, nb, steps, horizon, t0, k, t):
 
 @jit
 def counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc, mode, warm,
-                  steps, horizon, nb):
+                  steps, horizon, nb, until):
     """Gillespie simulation of the counts chain until the draws run out, or done, or growth.
 
     ``Q[j, m]``: servers with ``j >= 1`` jobs whose job in service is in phase ``m``; ``C[j]``:
@@ -113,7 +114,9 @@ def counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc, 
     buffers (the caller grows ``Q`` and ``C`` when the top level is reached). Per event: one
     exponential ``E`` and four uniforms ``U`` (event and, rescaled, phase and level of a
     completion; continuation; routing level; routing phase). Transitions as in
-    Liu, Gong and Ying (2022), §4.
+    Liu, Gong and Ying (2022), §4. Arrival number ``until`` (counting from 0, warm-up
+    included) is not taken: the kernel pauses there (``ist[7] = 1``, its time already
+    reached) and the next call takes it up without drawing its time again.
     """
     nph = mu.shape[0]
     top = C.shape[0] - 1
@@ -124,7 +127,11 @@ def counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc, 
         rate = lam
         for m in range(nph):
             rate += mu[m] * B[m]
-        te = t + E[off] / rate
+        if ist[7] == 1:  # the arrival a pause left, at time t
+            te = t
+            ist[7] = 0
+        else:
+            te = t + E[off] / rate
         meas = ist[4] == 1
         if meas and mode == 1 and te > fst[1] + horizon:
             _accumulate(acc, mode, nb, horizon, fst[1], ist[5], t, fst[1] + horizon,
@@ -141,14 +148,15 @@ def counts_kernel(code, n, b, d, lgc, lam, mu, p, Q, C, B, ist, fst, E, U, acc, 
                 ist[4] = 1
                 fst[1] = t
                 meas = True
+            if ist[2] == until:
+                ist[7] = 1
+                fst[0] = t
+                ist[0] = off
+                return 4
             j = _choose_level(code, C, n, d, lgc, U[off, 2])
             blocked = b > 0 and j == b
             if meas:
                 k = ist[2] - warm
-                if mode == 0 and k == steps:
-                    fst[0] = t
-                    ist[0] = off
-                    return 1
                 bi = _arrival_batch(mode, nb, steps, horizon, fst[1], k, t)
                 ist[5] = bi
                 acc[bi, 0] += 1.0
@@ -268,7 +276,7 @@ def _move(perm, pos, i, target):
 
 @jit
 def queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, phase, dur, nphs,
-                  bph, ist, fst, tau, UR, D, NP, acc, mode, warm, steps, horizon, nb):
+                  bph, ist, fst, tau, UR, D, NP, acc, mode, warm, steps, horizon, nb, until):
     """Per-server FIFO event simulation until a block runs out, or done, or growth.
 
     Servers sit in ``perm`` sorted by queue length, level ``l`` in ``perm[start[l]:start[l+1]]``
@@ -276,7 +284,9 @@ def queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, phas
     min-heap on ``key`` (end of the current phase of their job in service; a non-phase-type law
     is one phase). Arrival ``k`` uses ``tau[k]`` and two routing uniforms ``UR[k]``; the ``s``-th
     service start uses the phase durations ``D[s, :NP[s]]`` (service times are i.i.d. and
-    independent of the routing, so they may be drawn when service starts).
+    independent of the routing, so they may be drawn when service starts). Arrival number
+    ``until`` (counting from 0, warm-up included) is not taken: the kernel pauses at its time
+    and the next call takes it up.
     """
     top = C.shape[0] - 1
     na = tau.shape[0]
@@ -314,8 +324,8 @@ def queues_kernel(code, n, b, d, lgc, qlen, perm, pos, start, C, heap, key, phas
                 ist[4] = 1
                 fst[1] = t
                 meas = True
-            if meas and mode == 0 and ist[2] - warm == steps:
-                status = 1
+            if ist[2] == until:
+                status = 4
                 break
             j = _choose_level(code, C, n, d, lgc, UR[aoff, 0])
             blocked = b > 0 and j == b

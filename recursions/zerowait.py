@@ -27,26 +27,15 @@ zero-waiting experiments. All randomness is drawn outside the kernels in blocks.
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
-
-from ._memory import require_memory
-from ._rng import as_seed_sequence, forward_generator
-from ._validate import MAX_COUNT, check_count, check_int
-from .diagnostics import batch_check
-from .dists import Coxian, Law
-from .engines import register, unhonoured
-from .estimate import Estimate, ratio_estimate
+from ._validate import check_count, check_int
+from .engines import ENGINES, MAX_CALL, refusal, register, unhonoured
 from .inputs import Input, check_input
-from .output_analysis import clt_failures, merge_batches
-from .plan import default_batches
-from .queue_kernels import counts_kernel, queues_kernel
+from .plan import make_plan
 from .queue_policies import I1F, JSQ, PowerOfD, QueuePolicy, poisson_refusal, sub_halfin_whitt_rate
-from .result import SimulationResult, warn_fixed_budget
+from .queue_runs import QueueRunHandle, start_queue_run
+from .result import SimulationResult
 from .systems import System, map_refusal
 
 __all__ = [
@@ -55,156 +44,10 @@ __all__ = [
     "PowerOfD",
     "QueueLengthEngine",
     "QueuePolicy",
+    "QueueRunHandle",
     "simulate_queues",
     "sub_halfin_whitt_rate",
 ]
-
-# measurement modes
-_STEPS, _TIME = 0, 1
-# kernel return codes
-_NEED_DRAWS, _DONE, _GROW = 0, 1, 2
-_NEED_ARRIVALS, _NEED_SERVICES = 0, 3
-# columns of the per-batch accumulator; phase time integrals follow from column _PH0 on
-_ARR, _WAITED, _BLOCKED, _ALLBUSY, _TIME_C, _BUSY_T, _JOBS_T, _PH0 = range(8)
-# integer / float state slots shared by both kernels
-_I_OFF, _I_SOFF, _I_NARR, _I_JOBS, _I_MEAS, _I_BATCH, _I_HSIZE = range(7)
-_F_T, _F_T0, _F_TNEXT = range(3)
-
-_CHUNK_EVENTS = 1 << 16
-_CHUNK_ARRIVALS = 1 << 14
-
-
-# ------------------------------------------------------------------------------------------
-# drivers
-# ------------------------------------------------------------------------------------------
-def _as_coxian(law: Law) -> Coxian | None:
-    """The Coxian form of a phase-type service law (:meth:`Law.coxian`), or ``None``."""
-    return law.coxian()
-
-
-@dataclass(frozen=True)
-class _Plan:
-    code: int
-    n: int
-    b: int  # 0: infinite
-    d: int
-    lgc: float
-    lam: float
-    law: Law
-    cox: Coxian | None
-    mode: int
-    warm: int
-    steps: int
-    horizon: float
-    nb: int
-    merge: int = 1  # batches merged into each batch of the estimates (default batches)
-    default: bool = False  # whether nb is the default (untrusted intervals then warn)
-
-
-def _phase_draws(plan: _Plan, gen: np.random.Generator, size: int):
-    """Service draws for ``size`` service starts: phase durations and phase counts."""
-    cox = plan.cox
-    if cox is None:
-        dur = plan.law.sample(gen, size).reshape(size, 1)
-        return np.ascontiguousarray(dur), np.ones(size, dtype=np.int64)
-    rates = np.asarray(cox.rates)
-    m = rates.size
-    dur = gen.standard_exponential((size, m)) / rates
-    if m == 1:
-        return dur, np.ones(size, dtype=np.int64)
-    go = gen.random((size, m - 1)) < np.asarray(cox.probs)
-    nph = 1 + np.cumprod(go, axis=1).sum(axis=1)
-    return dur, nph.astype(np.int64)
-
-
-def _run_counts(plan: _Plan, seed: np.random.SeedSequence):
-    cox = plan.cox
-    assert cox is not None
-    mu = np.asarray(cox.rates, dtype=np.float64)
-    m = mu.size
-    p = np.zeros(m)
-    p[: m - 1] = cox.probs
-    top = plan.b if plan.b > 0 else 8
-    Q = np.zeros((top + 1, m), dtype=np.int64)
-    C = np.zeros(top + 1, dtype=np.int64)
-    C[0] = plan.n
-    B = np.zeros(m, dtype=np.int64)
-    ist = np.zeros(7, dtype=np.int64)
-    fst = np.zeros(3)
-    acc = np.zeros((plan.nb, _PH0 + m))
-    gen = forward_generator(seed, 0)
-    while True:
-        E = gen.standard_exponential(_CHUNK_EVENTS)
-        U = gen.random((_CHUNK_EVENTS, 4))
-        ist[_I_OFF] = 0
-        while True:
-            status = counts_kernel(plan.code, plan.n, plan.b, plan.d, plan.lgc, plan.lam, mu,
-                                    p, Q, C, B, ist, fst, E, U, acc, plan.mode, plan.warm,
-                                    plan.steps, plan.horizon, plan.nb)
-            if status != _GROW:
-                break
-            top = 2 * top
-            Q2 = np.zeros((top + 1, m), dtype=np.int64)
-            Q2[: Q.shape[0]] = Q
-            C2 = np.zeros(top + 1, dtype=np.int64)
-            C2[: C.size] = C
-            Q, C = Q2, C2
-        if status == _DONE:
-            break
-    measured = int(ist[_I_NARR]) - plan.warm
-    return acc, np.repeat(np.arange(C.size), C), measured
-
-
-def _run_queues(plan: _Plan, seed: np.random.SeedSequence):
-    n = plan.n
-    m = len(plan.cox.rates) if plan.cox is not None else 1
-    top = plan.b if plan.b > 0 else 8
-    qlen = np.zeros(n, dtype=np.int64)
-    perm = np.arange(n, dtype=np.int64)
-    pos = np.arange(n, dtype=np.int64)
-    start = np.full(top + 2, n, dtype=np.int64)
-    start[0] = 0
-    C = np.zeros(top + 1, dtype=np.int64)
-    C[0] = n
-    heap = np.zeros(n, dtype=np.int64)
-    key = np.full(n, np.inf)
-    phase = np.zeros(n, dtype=np.int64)
-    dur = np.zeros((n, m))
-    nphs = np.ones(n, dtype=np.int64)
-    bph = np.zeros(m, dtype=np.int64)
-    ist = np.zeros(7, dtype=np.int64)
-    fst = np.zeros(3)  # the first arrival is at time 0
-    acc = np.zeros((plan.nb, _PH0 + m))
-    ga = forward_generator(seed, 0)
-    gs = forward_generator(seed, 1)
-
-    def arrivals():
-        return ga.standard_exponential(_CHUNK_ARRIVALS) / plan.lam, ga.random((_CHUNK_ARRIVALS, 2))
-
-    tau, UR = arrivals()
-    D, NP = _phase_draws(plan, gs, _CHUNK_ARRIVALS)
-    while True:
-        status = queues_kernel(plan.code, n, plan.b, plan.d, plan.lgc, qlen, perm, pos, start,
-                                C, heap, key, phase, dur, nphs, bph, ist, fst, tau, UR, D, NP,
-                                acc, plan.mode, plan.warm, plan.steps, plan.horizon, plan.nb)
-        if status == _DONE:
-            break
-        if status == _NEED_ARRIVALS:
-            tau, UR = arrivals()
-            ist[_I_OFF] = 0
-        elif status == _NEED_SERVICES:
-            D, NP = _phase_draws(plan, gs, _CHUNK_ARRIVALS)
-            ist[_I_SOFF] = 0
-        else:  # _GROW: more queue-length levels
-            top = 2 * top
-            start2 = np.full(top + 2, n, dtype=np.int64)
-            start2[: C.size] = start[: C.size]
-            C2 = np.zeros(top + 1, dtype=np.int64)
-            C2[: C.size] = C
-            start, C = start2, C2
-    measured = int(ist[_I_NARR]) - plan.warm
-    return acc, np.sort(qlen), measured
-
 
 def _policy(system: Any) -> tuple[int, int, int, int]:
     """``(code, servers, buffer or 0, d)`` of a queue-length system, else ``TypeError``.
@@ -313,8 +156,9 @@ def simulate_queues(
         raise ValueError(why)
     if (steps is None) == (time is None):
         raise ValueError("give exactly one of steps (measured arrivals) and time (measured time)")
+    horizon = None
     if steps is not None:
-        mode, steps_i, horizon = _STEPS, check_count(steps, "steps"), 0.0
+        steps = check_count(steps, "steps")
     else:
         try:
             horizon = float(time)  # type: ignore[arg-type]
@@ -322,125 +166,24 @@ def simulate_queues(
             raise TypeError(f"time must be a real number, got {type(time).__name__}") from None
         if not math.isfinite(horizon) or horizon <= 0:
             raise ValueError(f"time must be a finite number > 0, got {time!r}")
-        mode, steps_i = _TIME, 0
     warm = check_count(warmup, "warmup", 0)
     nrep = check_int(replications, "replications", 1)
-    if batches is None:
-        nb, merge = default_batches(steps_i if mode == _STEPS else None, nrep)
-    else:
-        nb, merge = check_int(batches, "batches", 1), 1
-    if mode == _STEPS and nb > steps_i:
-        raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps_i}")
+    if batches is not None:
+        nb = check_int(batches, "batches", 1)
+        if steps is not None and nb > steps:
+            raise ValueError(f"batches must be <= steps, got batches={nb}, steps={steps}")
     if not isinstance(engine, str) or engine not in ("auto", "queues", "counts"):
         raise ValueError(f"engine must be 'auto', 'queues' or 'counts', got {engine!r}")
-    return _run(system, input, engine, mode, steps_i, horizon, warm, nrep, nb, merge,
-                batches is None, rng)
-
-
-def _run(system: Any, input: Input, engine: str, mode: int, steps_i: int, horizon: float,
-         warm: int, nrep: int, nb: int, merge: int, default: bool,
-         rng: Any) -> SimulationResult:
-    """Run validated arguments (:func:`simulate_queues`'s, or a :class:`RunPlan`'s).
-
-    What only the queue-length engines check is checked here: the service law of
-    ``engine="counts"``, the horizon's count of arrivals, memory, and a load below the
-    servers with infinite buffers.
-    """
-    code, n, b, d = _policy(system)
-    law = cast(Any, input).service  # a Poisson input (checked above) has a service law
-    cox = _as_coxian(law)
+    plan = make_plan(system, input, steps, time=horizon, warmup=warm, replications=nrep,
+                     batches=batches, engine=engine, rng=rng, max_call=MAX_CALL)
+    # not engines.choose: JIQ with infinite buffers runs here too, though it declares the
+    # workload engines (it is a map on workload vectors as well)
     if engine == "auto":
-        engine = "counts" if cox is not None else "queues"
-    if engine == "counts" and cox is None:
-        raise ValueError(
-            "engine='counts' needs Coxian, Exponential or Erlang service (the chain tracks "
-            f"phases); got {law!r}: use engine='queues'"
-        )
-    lam = float(cast(Any, input).arrival_rate)
-    if mode == _TIME and horizon * lam > MAX_COUNT:
-        raise ValueError(f"time must be at most 2**53 mean interarrival times "
-                         f"({MAX_COUNT / lam:g}), got {horizon!r}: no run can count that many "
-                         "arrivals")
-    require_memory(8.0 * nrep * (64.0 * nb + 4.0 * n * (b + 2)),
-                   f"simulating {type(system).__name__} with {n} servers, buffer {b}, "
-                   f"replications={nrep} and batches={nb}", "use fewer of them")
-    if b == 0 and lam * float(law.mean) >= n:
-        raise ValueError(
-            f"with infinite buffers the offered load must be < servers = {n}, got "
-            f"{lam * float(law.mean):.6g}: give a buffer"
-        )
-    lgc = math.lgamma(n + 1.0) - math.lgamma(n - d + 1.0)
-    plan = _Plan(code, n, b, d, lgc, lam, law, cox, mode, warm, steps_i, horizon, nb, merge,
-                 default)
-    seeds = as_seed_sequence(rng).spawn(nrep)
-    run = _run_counts if engine == "counts" else _run_queues
-    workers = max(1, min(nrep, os.cpu_count() or 1))
-    if workers == 1:
-        outs = [run(plan, sd) for sd in seeds]
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            outs = list(pool.map(lambda sd: run(plan, sd), seeds))
-    return _queue_result(system, input, plan, engine, outs)
-
-
-def _queue_result(system: Any, input: Input, plan: _Plan, engine: str,
-                  outs: list[Any]) -> SimulationResult:
-    """The result of the replications' ``(acc, sorted queue lengths, measured arrivals)``."""
-    fine = np.stack([o[0] for o in outs])  # (replications, batches, columns)
-    acc = merge_batches(fine, plan.merge)  # the estimates' batches (the intervals use fine)
-    final = np.stack([o[1] for o in outs]).astype(np.int64)
-    measured = [o[2] for o in outs]
-    check = batch_check(acc[..., _JOBS_T], acc[..., _TIME_C], quantity="number of jobs")
-
-    arr = acc[..., _ARR]
-    span = acc[..., _TIME_C] * plan.n
-    b, cox = plan.b, plan.cox
-
-    def per_server(col: np.ndarray) -> Estimate:
-        return ratio_estimate(col, span)
-
-    phase_busy = None
-    if cox is not None:
-        ests = [per_server(acc[..., _PH0 + k]) for k in range(len(cox.rates))]
-        phase_busy = Estimate(np.array([e.value for e in ests]), np.array([e.se for e in ests]))
-    waiting = acc[..., _JOBS_T] - acc[..., _BUSY_T]
-    fwait, farr = fine[..., _JOBS_T] - fine[..., _BUSY_T], fine[..., _ARR]
-    fspan = fine[..., _TIME_C] * plan.n
-    result = SimulationResult(
-        system=repr(system),
-        input=repr(input),
-        steps=plan.steps if plan.mode == _STEPS else round(float(np.mean(measured))),
-        warmup=plan.warm,
-        replications=len(outs),
-        p_wait=ratio_estimate(acc[..., _WAITED], arr),
-        mean_wait=ratio_estimate(waiting, arr - acc[..., _BLOCKED]),
-        mean_workload=None,
-        busy_fraction=per_server(acc[..., _BUSY_T]),
-        p_loss=None,
-        p_block=ratio_estimate(acc[..., _BLOCKED], arr) if b > 0 else None,
-        overflow_work=None,
-        grid=np.zeros(0),
-        final_state=final,
-        path=None,
-        p_all_busy=ratio_estimate(acc[..., _ALLBUSY], arr),
-        mean_jobs=per_server(acc[..., _JOBS_T]),
-        phase_busy=phase_busy,
-        sup_error=None,
-        engine=engine,
-        batch_check=check,
-        _sums={"p_wait": (fine[..., _WAITED], farr),
-               "mean_wait": (fwait, farr - fine[..., _BLOCKED]),
-               "busy_fraction": (fine[..., _BUSY_T], fspan),
-               "p_all_busy": (fine[..., _ALLBUSY], farr),
-               "mean_jobs": (fine[..., _JOBS_T], fspan),
-               **({"p_block": (fine[..., _BLOCKED], farr)} if b > 0 else {})},
-        _no_clt=clt_failures(input, ["p_wait", "mean_wait", "busy_fraction", "p_all_busy",
-                                     "mean_jobs", "p_block"]),
-        _prof=np.zeros(0),
-        _den=np.zeros(0),
-    )
-    warn_fixed_budget(repr(system), check, result if plan.default else None)
-    return result
+        engine = "counts" if input.service.coxian() is not None else "queues"  # type: ignore
+    why = refusal(ENGINES[engine], system, plan)
+    if why is not None:
+        raise ValueError(why)
+    return ENGINES[engine].run(system, plan)
 
 
 # ------------------------------------------------------------------------------------------
@@ -454,8 +197,11 @@ class QueueLengthEngine:
     ``"queues"`` keeps the queue length of every server (any service law); ``"counts"`` the
     aggregated counts of servers by length and phase (Coxian, exponential or Erlang service),
     preferred by ``engine="auto"`` where it runs. Both take ``steps`` or ``time``, ``warmup``,
-    ``replications``, ``rng`` and ``batches``; they keep counts of jobs, not workload vectors,
-    so they refuse every other option of :func:`recursions.simulate`.
+    ``replications``, ``rng``, ``batches``, ``progress`` and ``chunk``; they keep counts of
+    jobs, not workload vectors, so they refuse every other option of
+    :func:`recursions.simulate`. They run on the chunk loop of the workload engines
+    (:mod:`recursions.queue_runs`), and a run of steps can go on (:meth:`start`), so the
+    precision mode's stages do not retrace.
 
     Examples
     --------
@@ -466,8 +212,8 @@ class QueueLengthEngine:
     """
 
     family = "queue-length"
-    keywords: frozenset[str] = frozenset()
-    continues = False  # a run cannot go on from where it stopped (recursions.engines)
+    keywords: frozenset[str] = frozenset({"progress", "chunk"})
+    continues = True  # a run of steps can go on (recursions.engines)
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -489,7 +235,7 @@ class QueueLengthEngine:
         if why is not None or self.name != "counts":
             return why
         law = plan.input.service
-        if _as_coxian(law) is None:
+        if law.coxian() is None:
             return ("engine='counts' needs Coxian, Exponential or Erlang service (the chain "
                     f"tracks phases); got {law!r}: use engine='queues'")
         return None
@@ -500,11 +246,11 @@ class QueueLengthEngine:
 
     def run(self, system: Any, plan: Any) -> SimulationResult:
         """:func:`simulate_queues` on this engine, from the plan ``simulate`` validated."""
-        by_steps = plan.steps is not None
-        return _run(system, plan.input, self.name, _STEPS if by_steps else _TIME,
-                    int(plan.steps or 0), 0.0 if by_steps else float(plan.time),
-                    plan.warmup, plan.replications, plan.batches, plan.merge, plan.default,
-                    plan.rng)
+        return self.start(system, plan).result()
+
+    def start(self, system: Any, plan: Any) -> QueueRunHandle:
+        """Run ``plan`` on this engine; a run of steps can go on (:class:`QueueRunHandle`)."""
+        return start_queue_run(system, plan, self.name)
 
 
 QUEUES = register(QueueLengthEngine("queues"))

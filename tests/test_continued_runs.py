@@ -90,11 +90,80 @@ def test_precision_mode_goes_on_instead_of_retracing():
         np.testing.assert_allclose(res._sums[name][1], den, rtol=1e-12, atol=1e-12)
 
 
-def test_an_engine_that_cannot_go_on_retraces_its_stages():
+QUEUE_CASES = [  # (system, input, replications, engine): the queue-length engines go on too
+    (rc.JSQ(4), rc.Poisson(3.0, D.Exponential(1.0)), 2, "counts"),
+    (rc.JSQ(4), rc.Poisson(3.0, D.Exponential(1.0)), 1, "queues"),
+    (rc.zerowait.I1F(20, buffer=3), rc.Poisson(17.0, D.Coxian.normalised([1.0, 1.0], [0.5])),
+     1, "counts"),
+    (rc.zerowait.PowerOfD(30, 2), rc.Poisson(27.0, D.LogNormal(1.0, 0.5)), 2, "queues"),
+]
+QUEUE_STATS = ("p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs")
+
+
+@pytest.mark.parametrize(("system", "inp", "nrep", "name"), QUEUE_CASES,
+                         ids=lambda x: repr(x)[:30])
+def test_a_queue_length_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep, name):
+    # a kernel pauses before the arrival it was asked to stop at and takes it up next call:
+    # the same events, the same batches, up to the order of the batch sums
+    plan, engine = planned(system, inp, 4096, warmup=300, replications=nrep, batches=1024,
+                           rng=3, engine=name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        run = engine.start(system, plan)
+        run.extend(12288, 768)
+        run.extend(24576, 768)
+        went_on = run.result(batches=256)
+        one = rc.simulate(system, inp, 24576, warmup=300, replications=nrep, batches=256,
+                          rng=3, engine=name)
+    assert went_on.engine == one.engine == name and went_on.steps == one.steps
+    np.testing.assert_array_equal(went_on.final_state, one.final_state)
+    for stat in QUEUE_STATS:
+        a, b = getattr(went_on, stat), getattr(one, stat)
+        assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-15), stat
+        assert a.se == pytest.approx(b.se, rel=1e-9, abs=1e-15), stat
+    for stat, (num, den) in (one._sums or {}).items():
+        np.testing.assert_allclose((went_on._sums or {})[stat][0], num, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose((went_on._sums or {})[stat][1], den, rtol=1e-12, atol=1e-12)
+
+
+def test_a_queue_length_run_in_chunks_is_one_run_bit_for_bit():
+    # a time horizon runs in chunks of plan.chunk arrivals: any chunk gives the same numbers
+    system, inp = rc.JSQ(6, buffer=4), rc.Poisson(5.4, D.Erlang(2, rate=2.0))
+    for name in ("counts", "queues"):
+        runs = []
+        for chunk in (97, 1 << 15):
+            plan, engine = planned(system, inp, None, time=400.0, warmup=1000, replications=2,
+                                   rng=5, engine=name, chunk=chunk)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", rc.SimulationWarning)
+                runs.append(engine.run(system, plan))
+        a, b = runs
+        assert a.steps == b.steps > 0
+        np.testing.assert_array_equal(a.final_state, b.final_state)
+        for stat, (num, den) in (a._sums or {}).items():
+            np.testing.assert_array_equal(num, (b._sums or {})[stat][0], err_msg=stat)
+            np.testing.assert_array_equal(den, (b._sums or {})[stat][1], err_msg=stat)
+
+
+def test_the_queue_length_engines_go_on_in_precision_mode():
     res = rc.simulate(rc.zerowait.JSQ(4), rc.Poisson(3.0, D.Exponential(1.0)), precision=0.05,
                       statistics=["mean_wait"], rng=1)
     rep = res.precision
-    assert rep.reached and rep.stages >= 2 and rep.steps_used > rep.steps
+    assert rep.reached and rep.stages >= 2 and rep.steps_used == rep.steps
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        one = rc.simulate(rc.zerowait.JSQ(4), rc.Poisson(3.0, D.Exponential(1.0)), rep.steps,
+                          batches=modes.BASE_BATCHES, rng=1)
+    num, den = one._sums["mean_wait"]
+    np.testing.assert_allclose(res._sums["mean_wait"][0], num, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(res._sums["mean_wait"][1], den, rtol=1e-12, atol=1e-12)
+
+
+def test_a_run_that_records_its_path_retraces_its_stages():
+    res = _quiet(rc.JSW(1), rc.Poisson(0.9, D.Exponential(1.0)), precision=0.1, rng=3,
+                 record=True)
+    rep = res.precision
+    assert rep.stages >= 2 and rep.steps_used > rep.steps
 
 
 @pytest.mark.parametrize("micro", [16, 5, 1])

@@ -43,7 +43,8 @@ def test_the_four_engines_are_registered_with_the_protocol():
         for method in ("refuses", "preferred", "run"):
             assert callable(getattr(engine, method))
     assert "record" in ENGINES["dense"].keywords and "record" not in ENGINES["heap"].keywords
-    assert not ENGINES["queues"].keywords
+    assert ENGINES["queues"].keywords == {"progress", "chunk"}  # the chunk loop's own
+    assert all(e.continues for e in ENGINES.values())  # every engine goes on (RunHandle)
 
 
 @pytest.mark.parametrize("system", [rc.JSW(3), rc.JpSW(3, 1), rc.Loss(2), rc.JIQ(3),

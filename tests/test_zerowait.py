@@ -361,9 +361,8 @@ def test_simulate_dispatches_to_zerowait():
 
 @pytest.mark.parametrize(("kw", "name"), [
     ({"grid": [0.0, 1.0]}, "grid="), ({"w0": [0.0, 0.0, 0.0]}, "w0="),
-    ({"record": True}, "record="), ({"progress": True}, "progress="),
+    ({"record": True}, "record="),
     ({"reference": lambda w: w}, "reference="), ({"profile_every": 2}, "profile_every="),
-    ({"chunk": 100}, "chunk="),
 ])
 def test_queue_length_systems_refuse_options_they_cannot_honour(kw, name):
     # they were silently dropped before
@@ -371,6 +370,19 @@ def test_queue_length_systems_refuse_options_they_cannot_honour(kw, name):
         with pytest.raises(ValueError, match=rf"queue-length engines, which do not take {name}"):
             rc.simulate(system, rc.Poisson(2.0, rc.dists.Exponential(1.0)), steps=100, rng=1,
                         **kw)
+
+
+def test_a_progress_bar_and_chunks_change_no_number_of_the_queue_engines(capsys):
+    # they run on the chunk loop of the workload engines, which honours both
+    inp = rc.Poisson(2.0, rc.dists.Exponential(1.0))
+    for system in (rc.JSQ(3, buffer=2), rc.JIQ(3, buffer=2)):
+        plain = rc.simulate(system, inp, steps=5000, rng=1, batches=8)
+        shown = rc.simulate(system, inp, steps=5000, rng=1, batches=8, progress=True, chunk=333)
+        assert shown.engine == plain.engine
+        for stat, (num, den) in (plain._sums or {}).items():
+            np.testing.assert_array_equal((shown._sums or {})[stat][0], num, err_msg=stat)
+            np.testing.assert_array_equal((shown._sums or {})[stat][1], den, err_msg=stat)
+    assert "arrival" in capsys.readouterr().err
 
 
 def test_no_import_circle_between_simulate_and_the_queue_engines():

@@ -1,0 +1,413 @@
+"""The runs of the queue-length engines on the one chunk loop of :mod:`recursions.chunks`.
+
+Each replication of a queue-length system (:mod:`recursions.queue_policies`) keeps its own
+state and generators: :class:`CountsState` the aggregated counts of the ``"counts"`` engine,
+:class:`QueuesState` the per-server queues and event heap of the ``"queues"`` engine (their
+compiled kernels: :mod:`recursions.queue_kernels`). A :class:`QueueRun` holds them for the
+chunk loop, which calls it as it calls the workload engines' runs when their draws are made
+inside the kernels (:class:`recursions.chunks.KernelDraws`): replication ``r`` through the
+next ``c`` arrivals, each replication in a thread task. A kernel stops *before* the arrival
+it was asked to stop at and takes it up on the next call, so a run in chunks, or one that
+goes on to more arrivals (:class:`QueueRunHandle`, the precision mode's stages), draws and
+reports the numbers of one run in one call (``tests/test_queue_runs.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+import numpy as np
+
+from ._memory import require_memory
+from ._rng import as_seed_sequence, forward_generator
+from ._validate import MAX_COUNT
+from .chunks import KernelDraws, Tables, run_chunks
+from .diagnostics import batch_check
+from .dists import Coxian, Law
+from .estimate import Estimate, ratio_estimate
+from .output_analysis import clt_failures, merge_batches
+from .plan import RunPlan
+from .queue_kernels import counts_kernel, queues_kernel
+from .result import SimulationResult, warn_fixed_budget
+from .workload import rebin
+
+__all__ = ["CountsState", "QueueRun", "QueueRunHandle", "QueueSpec", "QueuesState",
+           "start_queue_run"]
+
+# measurement modes
+STEPS, TIME = 0, 1
+# kernel return codes
+NEED_DRAWS, DONE, GROW, NEED_SERVICES, PAUSED = 0, 1, 2, 3, 4
+# columns of the per-batch accumulator; phase time integrals follow from column PH0 on
+ARR, WAITED, BLOCKED, ALLBUSY, TIME_C, BUSY_T, JOBS_T, PH0 = range(8)
+# integer / float state slots shared by both kernels
+I_OFF, I_SOFF, I_NARR, I_JOBS, I_MEAS, I_BATCH, I_HSIZE, I_PEND = range(8)
+
+CHUNK_EVENTS = 1 << 16
+"""Events drawn per block by the counts engine."""
+CHUNK_ARRIVALS = 1 << 14
+"""Arrivals (and service starts) drawn per block by the queues engine."""
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """What the kernels read of a queue-length system and its Poisson input.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> spec = QueueSpec.of(rc.JSQ(4, buffer=2), rc.Poisson(3.0, rc.dists.Exponential(1.0)))
+    >>> spec.n, spec.b, spec.lam, spec.phases
+    (4, 2, 3.0, 1)
+    """
+
+    code: int
+    n: int
+    b: int  # 0: infinite
+    d: int
+    lgc: float
+    lam: float
+    law: Law
+    cox: Coxian | None
+
+    @classmethod
+    def of(cls, system: Any, input: Any) -> QueueSpec:
+        """The spec of ``system`` (its :attr:`~recursions.System.queue_policy`) and ``input``."""
+        code, buffer, d = system.queue_policy
+        n = system.servers
+        law = cast(Any, input).service
+        lgc = math.lgamma(n + 1.0) - math.lgamma(n - d + 1.0)
+        return cls(int(code), n, buffer, d, lgc, float(cast(Any, input).arrival_rate), law,
+                   law.coxian())
+
+    @property
+    def phases(self) -> int:
+        """Phases of the service law (1 without a Coxian form)."""
+        return 1 if self.cox is None else len(self.cox.rates)
+
+    def phase_draws(self, gen: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Service draws for ``size`` service starts: phase durations and phase counts."""
+        cox = self.cox
+        if cox is None:
+            dur = self.law.sample(gen, size).reshape(size, 1)
+            return np.ascontiguousarray(dur), np.ones(size, dtype=np.int64)
+        rates = np.asarray(cox.rates)
+        m = rates.size
+        dur = gen.standard_exponential((size, m)) / rates
+        if m == 1:
+            return dur, np.ones(size, dtype=np.int64)
+        go = gen.random((size, m - 1)) < np.asarray(cox.probs)
+        nph = 1 + np.cumprod(go, axis=1).sum(axis=1)
+        return dur, nph.astype(np.int64)
+
+
+def _kernel_args(plan: RunPlan) -> tuple[int, int, int, float, int]:
+    """``(mode, warmup, steps, horizon, batches)`` of ``plan`` as the kernels take them."""
+    if plan.steps is not None:
+        return STEPS, plan.warmup, plan.steps, 0.0, plan.batches
+    return TIME, plan.warmup, 0, float(cast(float, plan.time)), plan.batches
+
+
+def _grown(a: np.ndarray, size: int, fill: int) -> np.ndarray:
+    """``a`` (levels first) with ``size`` levels, the new ones ``fill``."""
+    out = np.full((size, *a.shape[1:]), fill, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+class CountsState:
+    """One replication of the ``"counts"`` engine: counts by queue length and phase."""
+
+    def __init__(self, spec: QueueSpec, seed: np.random.SeedSequence) -> None:
+        cox = cast(Coxian, spec.cox)
+        self.mu = np.asarray(cox.rates, dtype=np.float64)
+        m = self.mu.size
+        self.p = np.zeros(m)
+        self.p[: m - 1] = cox.probs
+        top = spec.b if spec.b > 0 else 8
+        self.Q = np.zeros((top + 1, m), dtype=np.int64)
+        self.C = np.zeros(top + 1, dtype=np.int64)
+        self.C[0] = spec.n
+        self.B = np.zeros(m, dtype=np.int64)
+        self.ist = np.zeros(8, dtype=np.int64)
+        self.fst = np.zeros(3)
+        self.gen = forward_generator(seed, 0)
+        self.E = np.zeros(0)
+        self.U = np.zeros((0, 4))
+
+    def go(self, spec: QueueSpec, acc: np.ndarray, until: int, kp: tuple) -> int:
+        """On to arrival ``until`` (not taken), or the time horizon: ``PAUSED`` or ``DONE``."""
+        while True:
+            if self.ist[I_OFF] >= self.E.shape[0]:
+                self.E = self.gen.standard_exponential(CHUNK_EVENTS)
+                self.U = self.gen.random((CHUNK_EVENTS, 4))
+                self.ist[I_OFF] = 0
+            status = counts_kernel(spec.code, spec.n, spec.b, spec.d, spec.lgc, spec.lam,
+                                   self.mu, self.p, self.Q, self.C, self.B, self.ist, self.fst,
+                                   self.E, self.U, acc, kp[0], kp[1], kp[2], kp[3], kp[4], until)
+            if status == GROW:
+                top = 2 * (self.C.size - 1)
+                self.Q, self.C = _grown(self.Q, top + 1, 0), _grown(self.C, top + 1, 0)
+            elif status != NEED_DRAWS:
+                return int(status)
+
+    def queue_lengths(self) -> np.ndarray:
+        """The sorted queue lengths now."""
+        return np.repeat(np.arange(self.C.size), self.C)
+
+
+class QueuesState:
+    """One replication of the ``"queues"`` engine: every server's queue and the event heap."""
+
+    def __init__(self, spec: QueueSpec, seed: np.random.SeedSequence) -> None:
+        n, m = spec.n, spec.phases
+        top = spec.b if spec.b > 0 else 8
+        self.qlen = np.zeros(n, dtype=np.int64)
+        self.perm = np.arange(n, dtype=np.int64)
+        self.pos = np.arange(n, dtype=np.int64)
+        self.start = np.full(top + 2, n, dtype=np.int64)
+        self.start[0] = 0
+        self.C = np.zeros(top + 1, dtype=np.int64)
+        self.C[0] = n
+        self.heap = np.zeros(n, dtype=np.int64)
+        self.key = np.full(n, np.inf)
+        self.phase = np.zeros(n, dtype=np.int64)
+        self.dur = np.zeros((n, m))
+        self.nphs = np.ones(n, dtype=np.int64)
+        self.bph = np.zeros(m, dtype=np.int64)
+        self.ist = np.zeros(8, dtype=np.int64)
+        self.fst = np.zeros(3)  # the first arrival is at time 0
+        self.ga = forward_generator(seed, 0)
+        self.gs = forward_generator(seed, 1)
+        self.tau, self.UR = np.zeros(0), np.zeros((0, 2))
+        self.D, self.NP = np.zeros((0, m)), np.zeros(0, dtype=np.int64)
+
+    def go(self, spec: QueueSpec, acc: np.ndarray, until: int, kp: tuple) -> int:
+        """On to arrival ``until`` (not taken), or the time horizon: ``PAUSED`` or ``DONE``."""
+        while True:
+            if self.ist[I_OFF] >= self.tau.shape[0]:
+                self.tau = self.ga.standard_exponential(CHUNK_ARRIVALS) / spec.lam
+                self.UR = self.ga.random((CHUNK_ARRIVALS, 2))
+                self.ist[I_OFF] = 0
+            if self.ist[I_SOFF] >= self.D.shape[0]:
+                self.D, self.NP = spec.phase_draws(self.gs, CHUNK_ARRIVALS)
+                self.ist[I_SOFF] = 0
+            status = queues_kernel(spec.code, spec.n, spec.b, spec.d, spec.lgc, self.qlen,
+                                   self.perm, self.pos, self.start, self.C, self.heap, self.key,
+                                   self.phase, self.dur, self.nphs, self.bph, self.ist,
+                                   self.fst, self.tau, self.UR, self.D, self.NP, acc, kp[0],
+                                   kp[1], kp[2], kp[3], kp[4], until)
+            if status == GROW:
+                top = 2 * (self.C.size - 1)
+                self.start = _grown(self.start[: self.C.size], top + 2, spec.n)
+                self.C = _grown(self.C, top + 1, 0)
+            elif status not in (NEED_DRAWS, NEED_SERVICES):
+                return int(status)
+
+    def queue_lengths(self) -> np.ndarray:
+        """The sorted queue lengths now."""
+        return np.sort(self.qlen)
+
+
+@dataclass
+class QueueRun:
+    """The replications of a queue-length run, as the chunk loop calls them.
+
+    Only in-kernel draws (:class:`recursions.chunks.KernelDraws`): each state draws its own
+    blocks as its kernel asks for them, so the numbers do not depend on the chunks.
+    """
+
+    spec: QueueSpec
+    plan: RunPlan
+    states: list[Any]
+    acc: np.ndarray = field(init=False)
+    until: np.ndarray = field(init=False)
+    finished: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        nrep = self.plan.replications
+        self.acc = np.zeros((nrep, self.plan.batches, PH0 + self.spec.phases))
+        self.until = np.zeros(nrep, dtype=np.int64)
+        self.finished = np.zeros(nrep, dtype=bool)
+
+    def block(self, sig: np.ndarray, tau: np.ndarray, U: np.ndarray, collect: bool,
+              tables: Tables) -> None:
+        """Not used: the queue-length kernels draw their own arrivals."""
+        raise TypeError("the queue-length engines draw inside their kernels")
+
+    def drawn(self, r: int, count: int, collect: bool, t0: int, tables: Tables) -> None:
+        """Replication ``r`` through its next ``count`` arrivals (or to the time horizon)."""
+        self.until[r] += count
+        status = self.states[r].go(self.spec, self.acc[r], int(self.until[r]),
+                                   _kernel_args(self.plan))
+        self.finished[r] = status == DONE
+
+    def replication_done(self, r: int, t0: int) -> bool:
+        """Whether replication ``r`` has measured its steps or its time."""
+        if self.plan.time is not None:
+            return bool(self.finished[r])
+        return t0 >= (self.plan.steps or 0)
+
+    def all_done(self, done: int) -> bool:
+        """Whether every replication has measured its steps or its time."""
+        return all(self.replication_done(r, done) for r in range(self.plan.replications))
+
+    def start_measuring(self) -> float:
+        """The measured run begins (queues keep no workloads: 0)."""
+        return 0.0
+
+    def check(self, where: str, collect: bool) -> None:
+        """Nothing to look at (built-in kernels)."""
+
+    def measured(self) -> list[int]:
+        """Arrivals each replication measured."""
+        return [int(s.ist[I_NARR]) - self.plan.warmup for s in self.states]
+
+    def go_on(self, plan: RunPlan) -> None:
+        """Take ``plan`` (more steps in more batches) for the arrivals that follow.
+
+        The batch of the time since the last arrival is that arrival's batch in ``plan``.
+        """
+        old = self.plan
+        self.acc = rebin(self.acc, old, plan)
+        k = int(cast(int, old.steps)) - 1
+        for s in self.states:
+            s.ist[I_BATCH] = (k * plan.batches) // cast(int, plan.steps)
+        self.plan = plan
+
+
+def start_queue_run(system: Any, plan: RunPlan, engine: str) -> QueueRunHandle:
+    """Run ``plan`` on the queue-length ``engine``; the run can go on (steps only).
+
+    Checks first what only these engines check: the count of arrivals a time horizon
+    implies, memory, and a load below the servers with infinite buffers.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.plan import make_plan
+    >>> inp = rc.Poisson(1.0, rc.dists.Exponential(1.0))
+    >>> system = rc.JSQ(3, buffer=2)
+    >>> h = start_queue_run(system, make_plan(system, inp, 1000, batches=8), "counts")
+    >>> h.extend(3000, 8)
+    >>> res = h.result()
+    >>> res.steps, 0.0 < res.p_wait.value < 0.5
+    (3000, True)
+    """
+    spec = QueueSpec.of(system, plan.input)
+    nrep, n, b = plan.replications, spec.n, spec.b
+    if plan.time is not None and plan.time * spec.lam > MAX_COUNT:
+        raise ValueError(f"time must be at most 2**53 mean interarrival times "
+                         f"({MAX_COUNT / spec.lam:g}), got {plan.time!r}: no run can count "
+                         "that many arrivals")
+    require_memory(8.0 * nrep * (64.0 * plan.batches + 4.0 * n * (b + 2)),
+                   f"simulating {type(system).__name__} with {n} servers, buffer {b}, "
+                   f"replications={nrep} and batches={plan.batches}", "use fewer of them")
+    if b == 0 and spec.lam * float(spec.law.mean) >= n:
+        raise ValueError(
+            f"with infinite buffers the offered load must be < servers = {n}, got "
+            f"{spec.lam * float(spec.law.mean):.6g}: give a buffer"
+        )
+    kind = CountsState if engine == "counts" else QueuesState
+    states = [kind(spec, sd) for sd in as_seed_sequence(plan.rng).spawn(nrep)]
+    run = QueueRun(spec, plan, states)
+    run_chunks(run, plan, KernelDraws())
+    return QueueRunHandle(system, engine, run)
+
+
+@dataclass
+class QueueRunHandle:
+    """A queue-length run that can go on (:meth:`extend`) and reports (:meth:`result`).
+
+    The queue-length counterpart of :class:`recursions.workload.RunHandle`: a run extended to
+    ``T`` arrivals reports the numbers of one run of ``T`` arrivals from the same seed.
+    """
+
+    system: Any
+    engine: str
+    run: QueueRun
+
+    @property
+    def plan(self) -> RunPlan:
+        """The run so far."""
+        return self.run.plan
+
+    def extend(self, steps: int, batches: int) -> None:
+        """Run on to ``steps`` measured arrivals in ``batches`` batches (see ``rebin``)."""
+        old = self.run.plan
+        if old.steps is None:
+            raise ValueError("only a run of steps can go on")
+        if steps <= old.steps:
+            raise ValueError(f"a run goes on to more than its {old.steps} steps, got {steps}")
+        new = replace(old, steps=int(steps), batches=int(batches))
+        self.run.go_on(new)
+        run_chunks(self.run, new, KernelDraws(), tables=Tables.empty(new.replications, 1),
+                   done=int(old.steps))
+
+    def result(self, batches: int | None = None) -> SimulationResult:
+        """The run's :class:`~recursions.SimulationResult`, in ``batches`` batches if given."""
+        plan, acc = self.run.plan, self.run.acc
+        if batches is not None and batches != plan.batches:
+            coarse = replace(plan, batches=int(batches))
+            acc, plan = rebin(acc, plan, coarse), coarse
+        final = np.stack([s.queue_lengths() for s in self.run.states]).astype(np.int64)
+        return queue_result(self.system, plan, self.run.spec, self.engine, acc, final,
+                            self.run.measured())
+
+
+def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine: np.ndarray,
+                 final: np.ndarray, measured: list[int]) -> SimulationResult:
+    """The result of the batch sums ``fine`` (replications, batches, columns) of a run."""
+    acc = merge_batches(fine, plan.merge)  # the estimates' batches (the intervals use fine)
+    check = batch_check(acc[..., JOBS_T], acc[..., TIME_C], quantity="number of jobs")
+    arr = acc[..., ARR]
+    span = acc[..., TIME_C] * spec.n
+
+    def per_server(col: np.ndarray) -> Estimate:
+        return ratio_estimate(col, span)
+
+    phase_busy = None
+    if spec.cox is not None:
+        ests = [per_server(acc[..., PH0 + k]) for k in range(spec.phases)]
+        phase_busy = Estimate(np.array([e.value for e in ests]), np.array([e.se for e in ests]))
+    waiting = acc[..., JOBS_T] - acc[..., BUSY_T]
+    fwait, farr = fine[..., JOBS_T] - fine[..., BUSY_T], fine[..., ARR]
+    fspan = fine[..., TIME_C] * spec.n
+    blocking = spec.b > 0
+    result = SimulationResult(
+        system=repr(system),
+        input=repr(plan.input),
+        steps=plan.steps if plan.steps is not None else round(float(np.mean(measured))),
+        warmup=plan.warmup,
+        replications=fine.shape[0],
+        p_wait=ratio_estimate(acc[..., WAITED], arr),
+        mean_wait=ratio_estimate(waiting, arr - acc[..., BLOCKED]),
+        mean_workload=None,
+        busy_fraction=per_server(acc[..., BUSY_T]),
+        p_loss=None,
+        p_block=ratio_estimate(acc[..., BLOCKED], arr) if blocking else None,
+        overflow_work=None,
+        grid=np.zeros(0),
+        final_state=final,
+        path=None,
+        p_all_busy=ratio_estimate(acc[..., ALLBUSY], arr),
+        mean_jobs=per_server(acc[..., JOBS_T]),
+        phase_busy=phase_busy,
+        sup_error=None,
+        engine=engine,
+        batch_check=check,
+        _sums={"p_wait": (fine[..., WAITED], farr),
+               "mean_wait": (fwait, farr - fine[..., BLOCKED]),
+               "busy_fraction": (fine[..., BUSY_T], fspan),
+               "p_all_busy": (fine[..., ALLBUSY], farr),
+               "mean_jobs": (fine[..., JOBS_T], fspan),
+               **({"p_block": (fine[..., BLOCKED], farr)} if blocking else {})},
+        _no_clt=clt_failures(plan.input, ["p_wait", "mean_wait", "busy_fraction",
+                                          "p_all_busy", "mean_jobs", "p_block"]),
+        _prof=np.zeros(0),
+        _den=np.zeros(0),
+    )
+    warn_fixed_budget(repr(system), check, result if plan.default else None)
+    return result
