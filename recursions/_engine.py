@@ -180,6 +180,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     next_sample = t0 + (-t0) % every  # the next t with t % every == 0 (no division per arrival)
     tot = 0.0
     busy = 0
+    bin0 = -1
+    x0 = 0.0
     if collect:
         load_batch(acc, b, c)
         if not LEAN:
@@ -227,10 +229,15 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 c[BUSY] += busy
                 if busy == s:
                     c[ALL_BUSY] += 1.0
+                bin0 = -1  # the level of cur[0] if a snapshot binned it: what JSW finds
                 if t == next_sample:
                     next_sample += every
                     c[SAMPLED] += 1.0
-                    for i in range(s):
+                    x0 = cur[0]
+                    if x0 > 0.0:
+                        bin0 = level_bin(grid, h, x0)
+                        hist[b, bin0] += 1.0
+                    for i in range(1, s):
                         if cur[i] > 0.0:
                             hist[b, level_bin(grid, h, cur[i])] += 1.0
             if not DRAW and record:  # simulate records only on blocks (run_draws refuses)
@@ -288,7 +295,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     c[WAITED] += 1.0
                     c[WAIT_SUM] += found
                 if not LEAN and found_hist:  # histogram of what was found
-                    hist[b, off + level_bin(grid, h, found)] += 1.0
+                    jf = bin0 if bin0 >= 0 and found == x0 else level_bin(grid, h, found)
+                    hist[b, off + jf] += 1.0
     w[:] = cur
     if collect:
         store_batch(acc, b, c)
