@@ -32,6 +32,9 @@ __all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "Ru
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
 
+NO_SNAPSHOTS = 1 << 62
+"""The snapshot interval of a lean run (``statistics=`` of what customers find only): none."""
+
 _ALL = frozenset({"record", "w0", "start", "grid", "profile_every", "progress", "chunk",
                   "reference", "statistics"})
 
@@ -363,7 +366,9 @@ class _WorkloadEngine:
                        "replication(s)", "use fewer servers or replications")
         starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
         every = max(1, S) if plan.profile_every is None else plan.profile_every
-        if not plan.lean:  # a lean run keeps no statistic of the snapshots
+        if plan.lean:  # a lean run keeps no statistic of the snapshots, so it takes none
+            every = NO_SNAPSHOTS  # (docs/benchmarks.md, bench-heap-policy)
+        else:
             self._check_snapshots(plan, every, S)
         grid_size = None if plan.grid is None else plan.grid.size
         per_rep = (float(plan.batches) * batch_doubles(plan)
