@@ -90,8 +90,8 @@ class Kernel(Protocol):
         """Whether every replication has measured enough (``done`` arrivals so far)."""
         ...
 
-    def start_measuring(self) -> float:
-        """Begin the measured run; returns the largest workload now (for the grid)."""
+    def start_measuring(self) -> Tables:
+        """Begin the measured run; returns its tables (:meth:`Tables.fixed`, or none kept)."""
         ...
 
     def check(self, where: str, collect: bool) -> None:
@@ -171,7 +171,7 @@ class BlockDraws:
                                   else loop.next_size(0))
                 kernel.block(sig, tau, U, False, tables)
                 loop.advance(c)
-            tables = Tables.fixed(plan, kernel.start_measuring())
+            tables = kernel.start_measuring()
             self._measure(loop, tables, 0, pool, nxt)
         return tables
 
@@ -206,7 +206,7 @@ class KernelDraws:
         tables = Tables.empty(plan.replications, plan.batches)
         self._phase(loop, False, tables)
         kernel.check("at the end of the warm-up", False)
-        tables = Tables.fixed(plan, kernel.start_measuring())
+        tables = kernel.start_measuring()
         self._phase(loop, True, tables)
         kernel.check("at the end of the run", True)
         return tables

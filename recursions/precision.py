@@ -8,8 +8,9 @@ Run until precise
 -----------------
 Stage ``k`` reports ``n_k`` arrivals per replication in :data:`BASE_BATCHES` batches: the
 numbers of one run of ``n_k`` arrivals from the seed (they do not depend on the chunking or
-the thread count, as for every run); the dense and heap engines go on from where stage
-``k - 1`` stopped, the queue-length engines retrace it (:mod:`recursions.stages`). After each stage
+the thread count, as for every run); every engine goes on from where stage ``k - 1``
+stopped, unless the run records its path or its first stage is shorter than a batch per
+analysis batch, which retrace it (:mod:`recursions.stages`). After each stage
 the transient is cut by MSER (with ``warmup="auto"``), every named statistic gets its
 interval (:func:`~recursions.output_analysis.interval`), and the run stops when every
 interval is trusted (its batch means passed the independence test) and its half-width is

@@ -9,7 +9,7 @@ inside the kernels (:class:`recursions.chunks.KernelDraws`): replication ``r`` t
 next ``c`` arrivals, each replication in a thread task. A kernel stops *before* the arrival
 it was asked to stop at and takes it up on the next call, so a run in chunks, or one that
 goes on to more arrivals (:class:`QueueRunHandle`, the precision mode's stages), draws and
-reports the numbers of one run in one call (``tests/test_queue_runs.py``).
+reports the numbers of one run in one call (``tests/test_continued_runs.py``).
 """
 
 from __future__ import annotations
@@ -254,9 +254,9 @@ class QueueRun:
         """Whether every replication has measured its steps or its time."""
         return all(self.replication_done(r, done) for r in range(self.plan.replications))
 
-    def start_measuring(self) -> float:
-        """The measured run begins (queues keep no workloads: 0)."""
-        return 0.0
+    def start_measuring(self) -> Tables:
+        """The measured run begins: no profile tables (queues keep no workloads)."""
+        return Tables.empty(self.plan.replications, 1)
 
     def check(self, where: str, collect: bool) -> None:
         """Nothing to look at (built-in kernels)."""

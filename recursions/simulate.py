@@ -121,8 +121,9 @@ def simulate(
         Run until precise (:mod:`recursions.precision`): the half-width wanted for each
         statistic (a float for all of ``statistics``, or ``{name: half-width}``), relative to
         its value unless ``relative=False``. The run goes on in stages of growing length
-        (the dense and heap engines go on from where a stage stopped; the queue-length
-        engines retrace the same path) until every interval is trusted and within its
+        (every engine goes on from where a stage stopped; a run with ``record=True`` or a
+        first stage shorter than 256 arrivals retraces the same path) until every interval
+        is trusted and within its
         target, or a budget is spent; the result's ``precision`` says what was reached, and a
         warning names what was not. ``steps`` is then the first stage's length (default
         ``2**14``, or 16 arrivals a server on more than 1024 servers; on the engines that go

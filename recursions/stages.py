@@ -1,13 +1,14 @@
 """The stages of ``simulate``'s modes: a run that goes on from stage to stage, or retraces it.
 
 :func:`stages_for` chooses how the stages of a plan with modes (:class:`recursions.plan.Modes`)
-run on the engine :func:`recursions.engines.choose` took. The dense and heap engines *go on*
-from where the last stage stopped (:class:`Continued`: each arrival is simulated once; the run
-keeps finer batches, whole parts of the next stage's, :class:`recursions.workload.RunHandle`);
-the queue-length engines, which cannot go on, retrace the path from the seed
-(:class:`Retraced`: a stage costs what the stages before it cost again), as does a fixed budget
-(one stage). Either way stage ``k`` reports the numbers of one run of ``n_k`` arrivals from the
-seed. :mod:`recursions.precision` runs the stages and analyses what they return.
+run on the engine :func:`recursions.engines.choose` took. Every engine *goes on* from where the
+last stage stopped (:class:`Continued`: each arrival is simulated once; the run keeps finer
+batches, whole parts of the next stage's, :class:`recursions.workload.RunHandle` and
+:class:`recursions.queue_runs.QueueRunHandle`); a run that records its path, or whose first
+stage is shorter than a batch per analysis batch, retraces the path from the seed
+(:class:`Retraced`: a stage costs what the stages before it cost again), as does a fixed
+budget (one stage). Either way stage ``k`` reports the numbers of one run of ``n_k`` arrivals
+from the seed. :mod:`recursions.precision` runs the stages and analyses what they return.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def fresh(ss: np.random.SeedSequence) -> np.random.SeedSequence:
 
 
 class Retraced:
-    """Stages that each run anew from the seed (an engine whose runs cannot go on).
+    """Stages that each run anew from the seed (a recorded path, a very short first stage).
 
     Stage ``k + 1`` retraces stage ``k``'s path and goes on: it costs what the stages before
     it cost again.

@@ -123,9 +123,9 @@ class _DenseRun(_Run):
         """A user's map looks at its states (:meth:`recursions.System.check_run`)."""
         self.system.check_run(self.W, self.acc if collect else None, where=where)
 
-    def start_measuring(self) -> float:
-        """The largest workload at the end of the warm-up."""
-        return float(self.W.max())
+    def start_measuring(self) -> Tables:
+        """The measured run's tables, on a grid that reaches the largest workload now."""
+        return Tables.fixed(self.plan, float(self.W.max()))
 
     def final_state(self) -> np.ndarray:
         """The workload vectors at the end (a copy: a run that goes on changes ``W``)."""
@@ -198,10 +198,10 @@ class _HeapRun(_Run):
         time = self.plan.time
         return bool(np.all(self.elapsed >= time)) if time is not None else super().all_done(done)
 
-    def start_measuring(self) -> float:
-        """Start the clocks of the measured run; the largest workload now."""
+    def start_measuring(self) -> Tables:
+        """Start the clocks of the measured run; its tables (the grid reaches the workloads)."""
         self.elapsed[:] = 0.0
-        return float((self.W - self.tnow[:, None]).max())
+        return Tables.fixed(self.plan, float((self.W - self.tnow[:, None]).max()))
 
     def final_state(self) -> np.ndarray:
         """The workloads at the end."""

@@ -197,7 +197,8 @@ class QueueLengthEngine:
     ``"queues"`` keeps the queue length of every server (any service law); ``"counts"`` the
     aggregated counts of servers by length and phase (Coxian, exponential or Erlang service),
     preferred by ``engine="auto"`` where it runs. Both take ``steps`` or ``time``, ``warmup``,
-    ``replications``, ``rng``, ``batches``, ``progress`` and ``chunk``; they keep counts of
+    ``replications``, ``rng``, ``batches``, ``progress`` and ``chunk`` (arrivals per update
+    of the bar, and per kernel call on a time horizon); they keep counts of
     jobs, not workload vectors, so they refuse every other option of
     :func:`recursions.simulate`. They run on the chunk loop of the workload engines
     (:mod:`recursions.queue_runs`), and a run of steps can go on (:meth:`start`), so the
