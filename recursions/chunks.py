@@ -54,9 +54,16 @@ class Tables:
 
     @classmethod
     def fixed(cls, plan: RunPlan, current_max: float) -> Tables:
-        """The user's grid, else 33 levels to ``max(4 E[sigma], current_max)``."""
+        """The user's grid, else 33 levels to ``max(4 E[sigma], current_max)``.
+
+        A lean plan (:attr:`recursions.plan.RunPlan.lean`) reports no profile: its grid is
+        empty, so the kernels bin nothing (every level search returns at once, into one of
+        two columns).
+        """
         g = plan.grid
-        if g is None:
+        if plan.lean:
+            g = np.zeros(0)
+        elif g is None:
             g = np.linspace(0.0, max(4.0 * plan.input.mean_service, current_max),
                             DEFAULT_LEVELS)
         return cls(g, np.zeros((plan.replications, plan.batches, 2 * (g.size + 1))))
