@@ -35,11 +35,11 @@ CASES = [  # (system, input, replications): which engine and which draws
 STATS = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy")
 
 
-@pytest.mark.parametrize(("system", "inp", "nrep"), CASES, ids=lambda x: repr(x)[:30])
-def test_a_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep):
+def _went_on_and_one(system, inp, nrep, name=None):
+    """A run extended over 3 stages, and one run of the final length from the same seed."""
     # 3 stages: 4096 arrivals in 1024 batches of 4, 12288 in 768 of 16, 24576 in 768 of 32
     plan, engine = planned(system, inp, 4096, warmup=300, replications=nrep, batches=1024,
-                           rng=3)
+                           rng=3, **({} if name is None else {"engine": name}))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         run = engine.start(system, plan)
@@ -51,7 +51,11 @@ def test_a_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep):
     assert went_on.engine == one.engine == engine.name
     assert went_on.steps == one.steps and went_on.warmup == one.warmup
     np.testing.assert_array_equal(went_on.final_state, one.final_state)
-    for name in STATS:
+    return went_on, one
+
+
+def _same_up_to_the_order_of_sums(went_on, one, stats):
+    for name in stats:
         a, b = getattr(went_on, name), getattr(one, name)
         assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-15), name
         assert a.se == pytest.approx(b.se, rel=1e-9, abs=1e-15), name
@@ -59,6 +63,12 @@ def test_a_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep):
         num2, den2 = (went_on._sums or {})[name]
         np.testing.assert_allclose(num2, num, rtol=1e-12, atol=1e-12, err_msg=name)
         np.testing.assert_allclose(den2, den, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize(("system", "inp", "nrep"), CASES, ids=lambda x: repr(x)[:30])
+def test_a_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep):
+    went_on, one = _went_on_and_one(system, inp, nrep)
+    _same_up_to_the_order_of_sums(went_on, one, STATS)
     # the histograms count arrivals and snapshots: exactly the same counts
     np.testing.assert_array_equal(went_on.profile(one.grid).value, one.profile(one.grid).value)
 
@@ -105,25 +115,8 @@ QUEUE_STATS = ("p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs"
 def test_a_queue_length_run_that_goes_on_reports_one_runs_numbers(system, inp, nrep, name):
     # a kernel pauses before the arrival it was asked to stop at and takes it up next call:
     # the same events, the same batches, up to the order of the batch sums
-    plan, engine = planned(system, inp, 4096, warmup=300, replications=nrep, batches=1024,
-                           rng=3, engine=name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rc.SimulationWarning)
-        run = engine.start(system, plan)
-        run.extend(12288, 768)
-        run.extend(24576, 768)
-        went_on = run.result(batches=256)
-        one = rc.simulate(system, inp, 24576, warmup=300, replications=nrep, batches=256,
-                          rng=3, engine=name)
-    assert went_on.engine == one.engine == name and went_on.steps == one.steps
-    np.testing.assert_array_equal(went_on.final_state, one.final_state)
-    for stat in QUEUE_STATS:
-        a, b = getattr(went_on, stat), getattr(one, stat)
-        assert a.value == pytest.approx(b.value, rel=1e-12, abs=1e-15), stat
-        assert a.se == pytest.approx(b.se, rel=1e-9, abs=1e-15), stat
-    for stat, (num, den) in (one._sums or {}).items():
-        np.testing.assert_allclose((went_on._sums or {})[stat][0], num, rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose((went_on._sums or {})[stat][1], den, rtol=1e-12, atol=1e-12)
+    went_on, one = _went_on_and_one(system, inp, nrep, name)
+    _same_up_to_the_order_of_sums(went_on, one, QUEUE_STATS)
 
 
 def test_a_queue_length_run_in_chunks_is_one_run_bit_for_bit():
