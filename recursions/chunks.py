@@ -19,15 +19,19 @@ Both give the same numbers bit for bit (``tests/test_in_kernel_draws.py``).
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numba
 import numpy as np
 
 from .plan import RunPlan
 
-__all__ = ["DEFAULT_LEVELS", "BlockDraws", "Kernel", "KernelDraws", "Tables", "batch_doubles",
+if TYPE_CHECKING:
+    from .result import SimulationResult
+
+__all__ = ["DEFAULT_LEVELS", "BlockDraws", "Kernel", "KernelDraws", "Resumable", "RunHandle",
+           "Tables", "batch_doubles", "rebin",
            "run_chunks"]
 
 DEFAULT_LEVELS = 33
@@ -267,6 +271,124 @@ class KernelDraws:
             except BaseException:
                 stop[0] = True
                 raise
+
+
+def rebin(a: np.ndarray, old: RunPlan, new: RunPlan) -> np.ndarray:
+    """Per-batch sums ``a`` of ``old``'s batches as sums over ``new``'s (a longer run's).
+
+    Arrival ``t`` of a run of ``T`` measured arrivals in ``K`` batches is in batch
+    ``floor(t K / T)``; each of ``old``'s batches must lie inside one of ``new``'s, as when
+    ``new``'s batches are a whole number of ``old``'s (the kernels then add the arrivals
+    that follow into the right rows).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Shape ``(replications, old.batches, ...)``.
+    old, new : RunPlan
+        The run so far and the run it goes on to (``new.steps >= old.steps``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(replications, new.batches, ...)``.
+
+    Raises
+    ------
+    ValueError
+        When a batch of ``old`` straddles two of ``new``'s.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> import recursions as rc
+    >>> from recursions.plan import make_plan
+    >>> old = make_plan(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)), 8, batches=4)
+    >>> rebin(np.arange(4.0).reshape(1, 4), old, replace(old, steps=16, batches=4))
+    array([[1., 5., 0., 0.]])
+    """
+    T, K, T2, K2 = int(old.steps or 0), old.batches, int(new.steps or 0), new.batches
+    j = np.arange(K, dtype=np.int64)
+    first = -((-j * T) // K)  # eng.batch_start, vectorised
+    last = -((-(j + 1) * T) // K) - 1
+    full = first <= last  # a run shorter than its batches leaves some empty
+    lo, hi = (first * K2) // T2, (last * K2) // T2
+    if np.any(full & (lo != hi)) or T2 < T:
+        raise ValueError(f"the batches of {T} arrivals in {K} do not nest in those of "
+                         f"{T2} in {K2}")
+    out = np.zeros((a.shape[0], K2, *a.shape[2:]))
+    np.add.at(np.swapaxes(out, 0, 1), lo[full], np.swapaxes(a[:, full], 0, 1))
+    return out
+
+class Resumable(Kernel, Protocol):
+    """A :class:`Kernel` whose run can go on and report itself (:class:`RunHandle`)."""
+
+    plan: RunPlan
+    acc: np.ndarray
+
+    def go_on(self, plan: RunPlan) -> None:
+        """Take ``plan`` (more steps, in batches of which those so far are whole parts)."""
+        ...
+
+    def report(self, plan: RunPlan, acc: np.ndarray, tables: Tables) -> SimulationResult:
+        """The result of the batch sums ``acc`` and ``tables`` of ``plan``'s batches."""
+        ...
+
+
+@dataclass
+class RunHandle:
+    """A run that can go on: its state, its draws and its tables so far.
+
+    An engine's ``start`` (:mod:`recursions.engines`) returns it after the plan's warm-up and
+    measured run; :meth:`extend` runs on to more arrivals (the streams, the states and the
+    batch sums go on from where they stood), :meth:`result` reports. A run extended to ``T``
+    arrivals reports the numbers of one run of ``T`` arrivals from the same seed, up to the
+    order of the sums (``tests/test_continued_runs.py``); the precision mode uses it instead
+    of retracing its stages.
+    """
+
+    state: Resumable
+    draws: Draws
+    tables: Tables
+
+    @property
+    def plan(self) -> RunPlan:
+        """The run so far (its ``steps`` and ``batches`` follow :meth:`extend`)."""
+        return self.state.plan
+
+    def extend(self, steps: int, batches: int) -> None:
+        """Run on to ``steps`` measured arrivals per replication, in ``batches`` batches.
+
+        Parameters
+        ----------
+        steps : int
+            The new total, more than now.
+        batches : int
+            The new number of batches: each batch so far must lie inside one of them
+            (:func:`rebin`).
+        """
+        old = self.state.plan
+        if old.steps is None or old.record:
+            raise ValueError("only a run of steps, with no recorded path, can go on")
+        if steps <= old.steps:
+            raise ValueError(f"a run goes on to more than its {old.steps} steps, got {steps}")
+        new = replace(old, steps=int(steps), batches=int(batches))
+        self.state.go_on(new)
+        self.tables = Tables(self.tables.g, rebin(self.tables.hist, old, new))
+        run_chunks(self.state, new, self.draws, tables=self.tables, done=int(old.steps))
+
+    def result(self, batches: int | None = None) -> SimulationResult:
+        """The run's :class:`~recursions.SimulationResult`, in ``batches`` batches if given.
+
+        ``batches`` must group the run's batches whole (:func:`rebin`).
+        """
+        plan, acc, tables = self.state.plan, self.state.acc, self.tables
+        if batches is not None and batches != plan.batches:
+            coarse = replace(plan, batches=int(batches))
+            acc = rebin(acc, plan, coarse)
+            tables = Tables(tables.g, rebin(tables.hist, plan, coarse))
+            plan = coarse
+        return self.state.report(plan, acc, tables)
 
 
 def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws, *, tables: Tables | None = None,

@@ -6,10 +6,9 @@ run a :class:`~recursions.plan.RunPlan`, or ``None``), ``preferred(system, plan)
 ``engine="auto"`` takes it when it does not refuse), ``run(system, plan)`` and whether a run
 ``continues``: an engine that can go on from where a run stopped also has a ``start`` method
 (same arguments as ``run``) whose handle extends the run
-(:class:`recursions.workload.RunHandle`, :class:`recursions.queue_runs.QueueRunHandle`; the
-stages of the precision mode, :mod:`recursions.stages`, go on there, and are retraced where
-a run records its path). Every engine runs through the one chunk loop of
-:mod:`recursions.chunks`. Engines register
+(:class:`recursions.chunks.RunHandle`; the stages of the precision mode,
+:mod:`recursions.stages`, go on there, and are retraced where a run records its path).
+Every engine runs through the one chunk loop of :mod:`recursions.chunks`. Engines register
 themselves with :func:`register` where they are defined:
 
 ==========  ==================================================  =====  =========================
@@ -219,7 +218,7 @@ def planned(system: Simulable, input: Input, steps: int | None, **options: Any
     ``simulate`` does itself: :func:`~recursions.plan.make_plan`, then :func:`choose`); a plan
     with modes goes to :func:`recursions.modes.run_modes` instead, whose stages
     (:mod:`recursions.stages`) vary the plan's length and start an engine's run themselves
-    where it can go on (:meth:`recursions.workload.RunHandle.extend`).
+    where it can go on (:meth:`recursions.chunks.RunHandle.extend`).
 
     Parameters
     ----------

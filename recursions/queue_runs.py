@@ -8,14 +8,15 @@ chunk loop, which calls it as it calls the workload engines' runs when their dra
 inside the kernels (:class:`recursions.chunks.KernelDraws`): replication ``r`` through the
 next ``c`` arrivals, each replication in a thread task. A kernel stops *before* the arrival
 it was asked to stop at and takes it up on the next call, so a run in chunks, or one that
-goes on to more arrivals (:class:`QueueRunHandle`, the precision mode's stages), draws and
-reports the numbers of one run in one call (``tests/test_continued_runs.py``).
+goes on to more arrivals (:class:`recursions.chunks.RunHandle`, the precision mode's
+stages), draws and reports the numbers of one run in one call
+(``tests/test_continued_runs.py``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
 from ._validate import MAX_COUNT
-from .chunks import KernelDraws, Tables, run_chunks
+from .chunks import KernelDraws, RunHandle, Tables, rebin, run_chunks
 from .diagnostics import batch_check
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
@@ -31,9 +32,8 @@ from .output_analysis import clt_failures, merge_batches
 from .plan import RunPlan
 from .queue_kernels import counts_kernel, queues_kernel
 from .result import SimulationResult, warn_fixed_budget
-from .workload import rebin
 
-__all__ = ["CountsState", "QueueRun", "QueueRunHandle", "QueueSpec", "QueuesState",
+__all__ = ["CountsState", "QueueRun", "QueueSpec", "QueuesState", "queue_result",
            "start_queue_run"]
 
 # measurement modes
@@ -219,6 +219,8 @@ class QueueRun:
     blocks as its kernel asks for them, so the numbers do not depend on the chunks.
     """
 
+    system: Any
+    engine: str
     spec: QueueSpec
     plan: RunPlan
     states: list[Any]
@@ -256,7 +258,7 @@ class QueueRun:
 
     def start_measuring(self) -> Tables:
         """The measured run begins: no profile tables (queues keep no workloads)."""
-        return Tables.empty(self.plan.replications, 1)
+        return Tables(np.zeros(0), np.zeros((self.plan.replications, self.plan.batches, 0)))
 
     def check(self, where: str, collect: bool) -> None:
         """Nothing to look at (built-in kernels)."""
@@ -264,6 +266,12 @@ class QueueRun:
     def measured(self) -> list[int]:
         """Arrivals each replication measured."""
         return [int(s.ist[I_NARR]) - self.plan.warmup for s in self.states]
+
+    def report(self, plan: RunPlan, acc: np.ndarray, tables: Tables) -> SimulationResult:
+        """The result of the batch sums ``acc`` of ``plan``'s batches (no tables kept)."""
+        final = np.stack([s.queue_lengths() for s in self.states]).astype(np.int64)
+        return queue_result(self.system, plan, self.spec, self.engine, acc, final,
+                            self.measured())
 
     def go_on(self, plan: RunPlan) -> None:
         """Take ``plan`` (more steps in more batches) for the arrivals that follow.
@@ -278,7 +286,7 @@ class QueueRun:
         self.plan = plan
 
 
-def start_queue_run(system: Any, plan: RunPlan, engine: str) -> QueueRunHandle:
+def start_queue_run(system: Any, plan: RunPlan, engine: str) -> RunHandle:
     """Run ``plan`` on the queue-length ``engine``; the run can go on (steps only).
 
     Checks first what only these engines check: the count of arrivals a time horizon
@@ -312,49 +320,9 @@ def start_queue_run(system: Any, plan: RunPlan, engine: str) -> QueueRunHandle:
         )
     kind = CountsState if engine == "counts" else QueuesState
     states = [kind(spec, sd) for sd in as_seed_sequence(plan.rng).spawn(nrep)]
-    run = QueueRun(spec, plan, states)
-    run_chunks(run, plan, KernelDraws())
-    return QueueRunHandle(system, engine, run)
-
-
-@dataclass
-class QueueRunHandle:
-    """A queue-length run that can go on (:meth:`extend`) and reports (:meth:`result`).
-
-    The queue-length counterpart of :class:`recursions.workload.RunHandle`: a run extended to
-    ``T`` arrivals reports the numbers of one run of ``T`` arrivals from the same seed.
-    """
-
-    system: Any
-    engine: str
-    run: QueueRun
-
-    @property
-    def plan(self) -> RunPlan:
-        """The run so far."""
-        return self.run.plan
-
-    def extend(self, steps: int, batches: int) -> None:
-        """Run on to ``steps`` measured arrivals in ``batches`` batches (see ``rebin``)."""
-        old = self.run.plan
-        if old.steps is None:
-            raise ValueError("only a run of steps can go on")
-        if steps <= old.steps:
-            raise ValueError(f"a run goes on to more than its {old.steps} steps, got {steps}")
-        new = replace(old, steps=int(steps), batches=int(batches))
-        self.run.go_on(new)
-        run_chunks(self.run, new, KernelDraws(), tables=Tables.empty(new.replications, 1),
-                   done=int(old.steps))
-
-    def result(self, batches: int | None = None) -> SimulationResult:
-        """The run's :class:`~recursions.SimulationResult`, in ``batches`` batches if given."""
-        plan, acc = self.run.plan, self.run.acc
-        if batches is not None and batches != plan.batches:
-            coarse = replace(plan, batches=int(batches))
-            acc, plan = rebin(acc, plan, coarse), coarse
-        final = np.stack([s.queue_lengths() for s in self.run.states]).astype(np.int64)
-        return queue_result(self.system, plan, self.run.spec, self.engine, acc, final,
-                            self.run.measured())
+    run = QueueRun(system, engine, spec, plan, states)
+    draws = KernelDraws()
+    return RunHandle(run, draws, run_chunks(run, plan, draws))
 
 
 def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine: np.ndarray,

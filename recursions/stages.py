@@ -3,9 +3,9 @@
 :func:`stages_for` chooses how the stages of a plan with modes (:class:`recursions.plan.Modes`)
 run on the engine :func:`recursions.engines.choose` took. Every engine *goes on* from where the
 last stage stopped (:class:`Continued`: each arrival is simulated once; the run keeps finer
-batches, whole parts of the next stage's, :class:`recursions.workload.RunHandle` and
-:class:`recursions.queue_runs.QueueRunHandle`); a run that records its path, or whose first
-stage is shorter than a batch per analysis batch, retraces the path from the seed
+batches, whole parts of the next stage's, :class:`recursions.chunks.RunHandle`); a run that
+records its path, or whose first stage is shorter than a batch per analysis batch, retraces
+the path from the seed
 (:class:`Retraced`: a stage costs what the stages before it cost again), as does a fixed
 budget (one stage). Either way stage ``k`` reports the numbers of one run of ``n_k`` arrivals
 from the seed. :mod:`recursions.precision` runs the stages and analyses what they return.
@@ -73,13 +73,13 @@ class Retraced:
 
 
 class Continued:
-    """Stages that go on where the last stopped (:class:`recursions.workload.RunHandle`).
+    """Stages that go on where the last stopped (:class:`recursions.chunks.RunHandle`).
 
     A stage of ``B r g`` arrivals keeps ``B r`` batches of ``g`` arrivals (``B`` those of the
     analysis, ``r`` at most ``micro``): the analysis groups them ``r`` by ``r``. The next
     stage, of ``B r' g'`` arrivals with ``g'`` a power-of-two multiple of ``g``, adds its
     arrivals to batches of which those so far are whole parts
-    (:func:`recursions.workload.rebin`). So a stage reports the numbers of one run of its
+    (:func:`recursions.chunks.rebin`). So a stage reports the numbers of one run of its
     length (up to the order of the sums) and no arrival is simulated twice; the lengths round
     the target up by less than ``1 / 8`` once ``r`` passes 8.
     """

@@ -9,7 +9,7 @@ chunk loop of :mod:`recursions.chunks` and report with :mod:`recursions.workload
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -19,15 +19,24 @@ from . import diagnostics as dg
 from . import heap as hp
 from ._memory import require_memory
 from ._rng import as_seed_sequence, child, forward_generator
-from .chunks import BlockDraws, Draws, KernelDraws, Tables, batch_doubles, run_chunks
+from .chunks import (
+    BlockDraws,
+    Draws,
+    KernelDraws,
+    RunHandle,
+    Tables,
+    batch_doubles,
+    rebin,
+    run_chunks,
+)
 from .engines import register
 from .plan import RunPlan
 from .result import SimulationResult
 from .systems import System
 from .workload_result import workload_result
 
-__all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "DenseEngine", "HeapEngine", "RunHandle",
-           "few_snapshots", "rebin"]
+__all__ = ["DENSE", "HEAP", "HEAP_MIN_SERVERS", "NO_SNAPSHOTS", "DenseEngine", "HeapEngine",
+           "few_snapshots"]
 
 HEAP_MIN_SERVERS = 32
 """``engine="auto"`` uses the heap engine from this many servers on (measured crossover)."""
@@ -52,9 +61,26 @@ class _Run:
     m: int
     law_drivers: Any
     acc: np.ndarray = field(init=False)
+    load_msg: str | None = field(default=None, init=False)  # the load warning given
+    engine = ""  # the engine's name, in the result
 
     def __post_init__(self) -> None:
         self.acc = np.zeros((self.plan.replications, self.plan.batches, eng.N_STATS))
+
+    def go_on(self, plan: RunPlan) -> None:
+        """Take ``plan``, a longer run whose batches hold those so far whole."""
+        self.acc = rebin(self.acc, self.plan, plan)
+        self.plan = plan
+
+    def report(self, plan: RunPlan, acc: np.ndarray, tables: Tables) -> SimulationResult:
+        """The result of the batch sums ``acc`` and ``tables`` of ``plan``'s batches."""
+        return workload_result(self.system, plan, self.engine, acc, tables, self.final_state(),
+                               getattr(self, "path", None),
+                               "mean_response" in self.system.estimates, self.load_msg)
+
+    def final_state(self) -> np.ndarray:
+        """The workloads at the end."""
+        raise NotImplementedError
 
     def laws(self, r: int) -> tuple[Any, ...]:
         """Replication ``r``'s two generators with the law codes and parameters."""
@@ -83,6 +109,7 @@ class _Run:
 class _DenseRun(_Run):
     """The sorted workload vectors of the dense engine and its kernel calls."""
 
+    engine = "dense"
     drivers: Any = None
     path: np.ndarray = field(init=False)
     t0: int = 0
@@ -136,6 +163,7 @@ class _DenseRun(_Run):
 class _HeapRun(_Run):
     """The empty times of the heap engine (absolute, with their clocks) and its kernel calls."""
 
+    engine = "heap"
     policy: int = -1
     d: int = 0
     heap: np.ndarray = field(init=False)
@@ -208,117 +236,6 @@ class _HeapRun(_Run):
         return np.maximum(self.W - self.tnow[:, None], 0.0)
 
 
-def rebin(a: np.ndarray, old: RunPlan, new: RunPlan) -> np.ndarray:
-    """Per-batch sums ``a`` of ``old``'s batches as sums over ``new``'s (a longer run's).
-
-    Arrival ``t`` of a run of ``T`` measured arrivals in ``K`` batches is in batch
-    ``floor(t K / T)``; each of ``old``'s batches must lie inside one of ``new``'s, as when
-    ``new``'s batches are a whole number of ``old``'s (the kernels then add the arrivals
-    that follow into the right rows).
-
-    Parameters
-    ----------
-    a : numpy.ndarray
-        Shape ``(replications, old.batches, ...)``.
-    old, new : RunPlan
-        The run so far and the run it goes on to (``new.steps >= old.steps``).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(replications, new.batches, ...)``.
-
-    Raises
-    ------
-    ValueError
-        When a batch of ``old`` straddles two of ``new``'s.
-
-    Examples
-    --------
-    >>> from dataclasses import replace
-    >>> import recursions as rc
-    >>> from recursions.plan import make_plan
-    >>> old = make_plan(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)), 8, batches=4)
-    >>> rebin(np.arange(4.0).reshape(1, 4), old, replace(old, steps=16, batches=4))
-    array([[1., 5., 0., 0.]])
-    """
-    T, K, T2, K2 = int(old.steps or 0), old.batches, int(new.steps or 0), new.batches
-    j = np.arange(K, dtype=np.int64)
-    first = -((-j * T) // K)  # eng.batch_start, vectorised
-    last = -((-(j + 1) * T) // K) - 1
-    full = first <= last  # a run shorter than its batches leaves some empty
-    lo, hi = (first * K2) // T2, (last * K2) // T2
-    if np.any(full & (lo != hi)) or T2 < T:
-        raise ValueError(f"the batches of {T} arrivals in {K} do not nest in those of "
-                         f"{T2} in {K2}")
-    out = np.zeros((a.shape[0], K2, *a.shape[2:]))
-    np.add.at(np.swapaxes(out, 0, 1), lo[full], np.swapaxes(a[:, full], 0, 1))
-    return out
-
-
-@dataclass
-class RunHandle:
-    """A dense or heap run that can go on: its state, its draws and tables so far.
-
-    :meth:`_WorkloadEngine.start` returns it after the plan's warm-up and measured run;
-    :meth:`extend` runs on to more arrivals (the streams, the states and the batch sums go on
-    from where they stood), :meth:`result` reports. A run extended to ``T`` arrivals reports
-    the numbers of one run of ``T`` arrivals from the same seed, up to the order of the sums
-    (``tests/test_continued_runs.py``); the precision mode uses it instead of retracing
-    its stages.
-    """
-
-    engine: _WorkloadEngine
-    system: Any
-    state: Any
-    draws: Draws
-    tables: Tables
-    load_msg: str | None
-
-    @property
-    def plan(self) -> RunPlan:
-        """The run so far (its ``steps`` and ``batches`` follow :meth:`extend`)."""
-        return self.state.plan
-
-    def extend(self, steps: int, batches: int) -> None:
-        """Run on to ``steps`` measured arrivals per replication, in ``batches`` batches.
-
-        Parameters
-        ----------
-        steps : int
-            The new total, more than now.
-        batches : int
-            The new number of batches: each batch so far must lie inside one of them
-            (:func:`rebin`).
-        """
-        old = self.state.plan
-        if old.steps is None or old.record:
-            raise ValueError("only a run of steps, with no recorded path, can go on")
-        if steps <= old.steps:
-            raise ValueError(f"a run goes on to more than its {old.steps} steps, got {steps}")
-        new = replace(old, steps=int(steps), batches=int(batches))
-        self.state.acc = rebin(self.state.acc, old, new)
-        self.tables = Tables(self.tables.g, rebin(self.tables.hist, old, new))
-        self.state.plan = new
-        run_chunks(self.state, new, self.draws, tables=self.tables, done=int(old.steps))
-
-    def result(self, batches: int | None = None) -> SimulationResult:
-        """The run's :class:`~recursions.SimulationResult`, in ``batches`` batches if given.
-
-        ``batches`` must group the run's batches whole (:func:`rebin`).
-        """
-        plan, acc, tables = self.state.plan, self.state.acc, self.tables
-        if batches is not None and batches != plan.batches:
-            coarse = replace(plan, batches=int(batches))
-            acc = rebin(acc, plan, coarse)
-            tables = Tables(tables.g, rebin(tables.hist, plan, coarse))
-            plan = coarse
-        redundant = "mean_response" in self.system.estimates
-        return workload_result(self.system, plan, self.engine.name, acc, tables,
-                               self.state.final_state(), getattr(self.state, "path", None),
-                               redundant, self.load_msg)
-
-
 class _WorkloadEngine:
     """What the dense and heap engines share: the set-up of a run, the loop and the result."""
 
@@ -326,14 +243,14 @@ class _WorkloadEngine:
     family = "workload"
     keywords = _ALL
     continues = True
-    """A run of steps can go on (:meth:`start`, :class:`RunHandle`)."""
+    """A run of steps can go on (:meth:`start`, :class:`~recursions.chunks.RunHandle`)."""
 
     def run(self, system: Any, plan: RunPlan) -> SimulationResult:
         """Run ``plan`` on ``system`` and report (see :func:`recursions.simulate`)."""
         return self.start(system, plan).result()
 
     def start(self, system: Any, plan: RunPlan) -> RunHandle:
-        """Run ``plan`` on ``system``; the run can go on (:meth:`RunHandle.extend`)."""
+        """Run ``plan`` on ``system``; the run can go on (:class:`~recursions.chunks.RunHandle`)."""
         S, nrep = system.servers, plan.replications
         starts, every, load_msg = self._prepare(system, plan)
         seeds = as_seed_sequence(plan.rng).spawn(nrep)
@@ -350,7 +267,8 @@ class _WorkloadEngine:
                 raise ValueError(few_snapshots(fewest, None, every, S,
                                                plan.profile_every is None, time=plan.time,
                                                mean_tau=plan.input.mean_interarrival))
-        return RunHandle(self, system, state, draws, tables, load_msg)
+        state.load_msg = load_msg
+        return RunHandle(state, draws, tables)
 
     def _prepare(self, system: Any, plan: RunPlan) -> tuple[np.ndarray, int, str | None]:
         """The initial states, the snapshot interval and the load warning given, if any.

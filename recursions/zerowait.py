@@ -30,11 +30,12 @@ import math
 from typing import Any
 
 from ._validate import check_count, check_int
+from .chunks import RunHandle
 from .engines import ENGINES, MAX_CALL, refusal, register, unhonoured
 from .inputs import Input, check_input
 from .plan import make_plan
 from .queue_policies import I1F, JSQ, PowerOfD, QueuePolicy, poisson_refusal, sub_halfin_whitt_rate
-from .queue_runs import QueueRunHandle, start_queue_run
+from .queue_runs import start_queue_run
 from .result import SimulationResult
 from .systems import System, map_refusal
 
@@ -44,7 +45,6 @@ __all__ = [
     "PowerOfD",
     "QueueLengthEngine",
     "QueuePolicy",
-    "QueueRunHandle",
     "simulate_queues",
     "sub_halfin_whitt_rate",
 ]
@@ -249,8 +249,8 @@ class QueueLengthEngine:
         """:func:`simulate_queues` on this engine, from the plan ``simulate`` validated."""
         return self.start(system, plan).result()
 
-    def start(self, system: Any, plan: Any) -> QueueRunHandle:
-        """Run ``plan`` on this engine; a run of steps can go on (:class:`QueueRunHandle`)."""
+    def start(self, system: Any, plan: Any) -> RunHandle:
+        """Run ``plan`` on this engine; a run of steps can go on (:class:`RunHandle`)."""
         return start_queue_run(system, plan, self.name)
 
 

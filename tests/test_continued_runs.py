@@ -17,9 +17,9 @@ import pytest
 
 import recursions as rc
 import recursions.precision as modes
+from recursions.chunks import rebin
 from recursions.engines import planned
 from recursions.stages import Continued
-from recursions.workload import rebin
 
 D = rc.dists
 
