@@ -25,17 +25,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numba
 import numpy as np
 
-from .plan import RunPlan
+from .plan import DEFAULT_LEVELS, RunPlan
 
 if TYPE_CHECKING:
     from .result import SimulationResult
 
-__all__ = ["DEFAULT_LEVELS", "BlockDraws", "Kernel", "KernelDraws", "Resumable", "RunHandle",
-           "Tables", "batch_doubles", "rebin",
-           "run_chunks"]
-
-DEFAULT_LEVELS = 33
-"""Levels of the profile grid when the user gives none (:meth:`Tables.fixed`)."""
+__all__ = ["BlockDraws", "Kernel", "KernelDraws", "Resumable", "RunHandle",
+           "Tables", "rebin", "run_chunks"]
 
 
 @dataclass(frozen=True)
@@ -71,14 +67,6 @@ class Tables:
             g = np.linspace(0.0, max(4.0 * plan.input.mean_service, current_max),
                             DEFAULT_LEVELS)
         return cls(g, np.zeros((plan.replications, plan.batches, 2 * (g.size + 1))))
-
-
-def batch_doubles(plan: RunPlan) -> int:
-    """Doubles one batch of one replication keeps: its sums and its two level histograms."""
-    from ._stats import N_STATS
-
-    levels = DEFAULT_LEVELS if plan.grid is None else plan.grid.size
-    return N_STATS + 2 * (levels + 1)
 
 
 class Kernel(Protocol):

@@ -22,12 +22,16 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS",
-           "MAX_STEPS", "MSER_PREFERENCE", "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan",
-           "Simulable", "check_statistics", "default_batches", "kept_statistics", "make_plan"]
+__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "DEFAULT_LEVELS", "FIRST_SNAPSHOTS", "FIRST_STEPS",
+           "LEAN_STATISTICS", "MAX_STEPS", "MSER_PREFERENCE", "REPORTED_BATCHES", "STATISTICS",
+           "Modes", "RunPlan", "Simulable", "check_statistics", "default_batches",
+           "kept_statistics", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
+
+DEFAULT_LEVELS = 33
+"""Levels of the profile grid when the user gives none (``recursions.chunks.Tables.fixed``)."""
 
 REPORTED_BATCHES = 32
 """Batches per replication behind the estimates of a fixed-budget run with default batches."""
@@ -343,6 +347,14 @@ class RunPlan:
     def lean(self) -> bool:
         """Whether only statistics of what customers find are asked for (lean drivers)."""
         return self.statistics is not None and set(self.statistics) <= LEAN_STATISTICS
+
+    @property
+    def batch_doubles(self) -> int:
+        """Doubles one batch of one replication keeps: its sums and its two level histograms."""
+        from ._stats import N_STATS
+
+        levels = DEFAULT_LEVELS if self.grid is None else self.grid.size
+        return N_STATS + 2 * (levels + 1)
 
 
 LEAN_STATISTICS = frozenset({"p_wait", "mean_wait", "p_loss", "overflow_work", "mean_response"})

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from .chunks import batch_doubles
 from .plan import RunPlan
 from .result import SimulationResult
 
@@ -88,7 +87,7 @@ class Continued:
                  micro: int | None = None) -> None:
         self.plan, self.engine, self.system, self.base = plan, engine, system, base
         if micro is None:  # as many as fit in MICRO_DOUBLES, at most MICRO
-            doubles = base * batch_doubles(plan) * plan.replications
+            doubles = base * plan.batch_doubles * plan.replications
             micro = max(1, min(MICRO, MICRO_DOUBLES // doubles))
         self.micro = micro
         self.handle: Any = None

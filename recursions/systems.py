@@ -344,6 +344,47 @@ class System:
                 raise ValueError(f"{name} must be sorted ascending{self._block_note()}")
         return a
 
+    def initial_states(self, w0: Any, replications: int, any_order: bool = False) -> np.ndarray:
+        """The initial workload vectors of ``replications`` runs, one row each.
+
+        Parameters
+        ----------
+        w0 : array_like or None
+            ``None`` (every server empty), one workload vector for every replication, or one
+            row per replication; each checked by :meth:`check_state`.
+        replications : int
+            Rows to return.
+        any_order : bool
+            Sort each given vector first (an engine that keeps no order, the heap's).
+
+        Returns
+        -------
+        numpy.ndarray
+            A ``(replications, servers)`` float64 array.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JSW(2).initial_states([3.0, 1.0], 2, any_order=True).tolist()
+        [[1.0, 3.0], [1.0, 3.0]]
+        """
+        S = self.servers
+        if w0 is None:
+            return np.zeros((replications, S))
+
+        def check(row: Any, name: str) -> np.ndarray:
+            a = np.asarray(row, dtype=np.float64)
+            if any_order and a.ndim == 1 and a.size == S:
+                a = np.sort(a)
+            return self.check_state(a, name)
+
+        if np.ndim(w0) == 2:
+            if np.shape(w0)[0] != replications:
+                raise ValueError(f"w0 with one row per replication must have {replications} "
+                                 f"rows, got {np.shape(w0)[0]}")
+            return np.array([check(row, f"w0[{i}]") for i, row in enumerate(w0)])
+        return np.repeat(check(w0, "w0")[None, :], replications, axis=0)
+
     def _blocks(self) -> list[tuple[int, int]]:
         return [(0, self.servers)]
 

@@ -25,7 +25,6 @@ from .chunks import (
     KernelDraws,
     RunHandle,
     Tables,
-    batch_doubles,
     rebin,
     run_chunks,
 )
@@ -235,6 +234,16 @@ class _HeapRun(_Run):
         """The workloads at the end."""
         return np.maximum(self.W - self.tnow[:, None], 0.0)
 
+    def report(self, plan: RunPlan, acc: np.ndarray, tables: Tables) -> SimulationResult:
+        """The result, refusing a time horizon too short for 2 profile snapshots a replication."""
+        if plan.time is not None and not plan.lean:
+            fewest = int(acc[..., eng.SAMPLED].sum(axis=1).min())
+            if fewest < 2:
+                raise ValueError(few_snapshots(fewest, None, self.every, self.system.servers,
+                                               plan.profile_every is None, time=plan.time,
+                                               mean_tau=plan.input.mean_interarrival))
+        return super().report(plan, acc, tables)
+
 
 class _WorkloadEngine:
     """What the dense and heap engines share: the set-up of a run, the loop and the result."""
@@ -251,24 +260,16 @@ class _WorkloadEngine:
 
     def start(self, system: Any, plan: RunPlan) -> RunHandle:
         """Run ``plan`` on ``system``; the run can go on (:class:`~recursions.chunks.RunHandle`)."""
-        S, nrep = system.servers, plan.replications
         starts, every, load_msg = self._prepare(system, plan)
-        seeds = as_seed_sequence(plan.rng).spawn(nrep)
+        seeds = as_seed_sequence(plan.rng).spawn(plan.replications)
         streams = [plan.input.forward(child(sd, 0)) for sd in seeds]
         gens = [forward_generator(sd, 1) for sd in seeds]
         W = np.ascontiguousarray(starts, dtype=np.float64)
         state = self._state(system, plan, W, every, streams, gens)
+        state.load_msg = load_msg
         draws: Draws = (KernelDraws() if state.law_drivers is not None
                         else BlockDraws(streams, state.uniforms, state.m))
-        tables = run_chunks(state, plan, draws)
-        if self.name == "heap" and plan.time is not None and not plan.lean:
-            fewest = int(state.acc[..., eng.SAMPLED].sum(axis=1).min())
-            if fewest < 2:
-                raise ValueError(few_snapshots(fewest, None, every, S,
-                                               plan.profile_every is None, time=plan.time,
-                                               mean_tau=plan.input.mean_interarrival))
-        state.load_msg = load_msg
-        return RunHandle(state, draws, tables)
+        return RunHandle(state, draws, run_chunks(state, plan, draws))
 
     def _prepare(self, system: Any, plan: RunPlan) -> tuple[np.ndarray, int, str | None]:
         """The initial states, the snapshot interval and the load warning given, if any.
@@ -280,25 +281,24 @@ class _WorkloadEngine:
         of a load ``>= 1``, of a reference without warm-up, of a single batch.
         """
         S, nrep, name = system.servers, plan.replications, type(system).__name__
+        per_rep = (float(plan.batches) * plan.batch_doubles
+                   + float(plan.chunk) * (2 + max(system.uniforms, 1))
+                   + float((plan.steps or 0) if plan.record else 0) * S)
+        parts = [f"batches={plan.batches}", f"chunk={plan.chunk}", f"replications={nrep}"]
+        if plan.grid is not None:
+            parts.append(f"a grid of {plan.grid.size} levels")
+        if plan.record:
+            parts.append(f"record=True over steps={plan.steps} with {S} servers")
         require_memory(48.0 * S * nrep, f"simulating {name} with {S} servers and {nrep} "
                        "replication(s)", "use fewer servers or replications")
-        starts = _starts(system, plan.w0, nrep, sort=self.name != "heap")
+        require_memory(8.0 * nrep * per_rep, f"simulating {name} with " + ", ".join(parts),
+                       "use fewer of them (record=False keeps no path)")
+        starts = system.initial_states(plan.w0, nrep, any_order=self.name == "heap")
         every = max(1, S) if plan.profile_every is None else plan.profile_every
         if plan.lean:  # a lean run keeps no statistic of the snapshots, so it takes none
             every = NO_SNAPSHOTS  # (docs/benchmarks.md, bench-heap-policy)
         else:
             self._check_snapshots(plan, every, S)
-        grid_size = None if plan.grid is None else plan.grid.size
-        per_rep = (float(plan.batches) * batch_doubles(plan)
-                   + float(plan.chunk) * (2 + max(system.uniforms, 1))
-                   + float((plan.steps or 0) if plan.record else 0) * S)
-        parts = [f"batches={plan.batches}", f"chunk={plan.chunk}", f"replications={nrep}"]
-        if grid_size is not None:
-            parts.append(f"a grid of {grid_size} levels")
-        if plan.record:
-            parts.append(f"record=True over steps={plan.steps} with {S} servers")
-        require_memory(8.0 * nrep * per_rep, f"simulating {name} with " + ", ".join(parts),
-                       "use fewer of them (record=False keeps no path)")
         # condition (3), rho < 1, is necessary where every customer adds its service time to
         # one server: not for loss systems, nor where the work depends on the state
         # (System.load is None), nor for an assumed capacity, which decides nothing
@@ -447,27 +447,6 @@ def _not_estimated(system: Any, plan: RunPlan) -> str | None:
 def _compiled(step: Any) -> bool:
     """Whether ``step`` is a compiled numba dispatcher (not a plain Python function)."""
     return hasattr(step, "py_func") and hasattr(step, "signatures")
-
-
-def _starts(system: System, w0: Any, nrep: int, sort: bool) -> np.ndarray:
-    """The initial workload vectors, one row per replication (empty by default)."""
-    S = system.servers
-    if w0 is None:
-        return np.zeros((nrep, S))
-
-    def check(row: Any, name: str) -> np.ndarray:
-        a = np.asarray(row, dtype=np.float64)
-        if not sort and a.ndim == 1 and a.size == S:  # the heap engine takes any order
-            a = np.sort(a)
-        return system.check_state(a, name)
-
-    if np.ndim(w0) == 2:
-        if np.shape(w0)[0] != nrep:
-            raise ValueError(
-                f"w0 with one row per replication must have {nrep} rows, got {np.shape(w0)[0]}"
-            )
-        return np.array([check(row, f"w0[{i}]") for i, row in enumerate(w0)])
-    return np.repeat(check(w0, "w0")[None, :], nrep, axis=0)
 
 
 def few_snapshots(got: int, steps: int | None, every: int, servers: int, default: bool, *,
