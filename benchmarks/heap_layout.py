@@ -47,8 +47,8 @@ def _cpu(system: rc.System, inp: rc.Input, steps: int, seed: int, wide: bool, by
          ) -> tuple[float, tuple[float, float]]:
     original = drv.heap_drivers
 
-    def layout(laws: Any, policy: Any = None) -> Any:
-        return original(laws, policy, wide=wide)
+    def layout(laws: Any, policy: Any = None, *, lean: bool = False) -> Any:
+        return original(laws, policy, wide=wide, lean=lean)
 
     drv.heap_drivers = layout  # the engine imports it by name when a run starts
     try:

@@ -1,4 +1,4 @@
-"""The heap engine with its routing policy read at run time or compiled in, side by side.
+"""The heap engine's policy (and a lean run's statistics) read at run time or compiled in.
 
 The heap engine's drawing loop (``recursions.heap.heap_steps``, compiled per pair of law codes
 by ``recursions.drivers.heap_drivers``) chooses the server by a chain of tests of its
@@ -9,6 +9,11 @@ interleaved rounds (the order alternating), timed by CPU time, checks that both 
 ``p_wait`` and reports the ratio of CPU times (runtime / compiled-in: above 1, the copy is
 faster) as min / median / max. ``recursions.workload.HEAP_POLICY_COPIES`` chooses between them;
 the table on ``docs/benchmarks.md`` (section "The heap engine's policy") set it.
+
+A second table does the same for lean runs (``statistics=("p_wait", "mean_wait")``) at 100 and
+10^4 servers, where ``heap_drivers(laws, policy, lean=True)`` also compiles the statistics in
+(no all-busy count, snapshot or histogram left in the loop):
+``recursions.workload.HEAP_LEAN_COPIES`` chooses, from that table.
 
 Run: ``python benchmarks/heap_policy.py [--quick] [--csv]``.
 """
@@ -32,25 +37,35 @@ def _system(name: str, n: int) -> rc.System:
     return {"JSW": rc.JSW, "JIQ": rc.JIQ}[name](n) if name != "LL(2)" else rc.LeastOfD(n, 2)
 
 
-def _cpu(system: rc.System, inp: rc.Input, steps: int, seed: int, copies: bool
+LEAN_CASES = (("JSW", 100), ("JIQ", 100), ("JSW", 10**4), ("JIQ", 10**4), ("LL(2)", 10**4))
+LEAN = ("p_wait", "mean_wait")
+
+
+def _cpu(system: rc.System, inp: rc.Input, steps: int, seed: int, copies: bool, lean: bool
          ) -> tuple[float, object]:
-    wl.HEAP_POLICY_COPIES = copies
+    if lean:
+        wl.HEAP_LEAN_COPIES = copies
+    else:
+        wl.HEAP_POLICY_COPIES = copies
     t0 = time.process_time()
-    res = rc.simulate(system, inp, steps=steps, rng=seed, engine="heap")
-    return time.process_time() - t0, res.p_wait
+    res = rc.simulate(system, inp, steps=steps, rng=seed, engine="heap",
+                      statistics=LEAN if lean else None)
+    return time.process_time() - t0, (res.p_wait, res.mean_wait)
 
 
-def measure(name: str, n: int, steps: int, rounds: int) -> dict[str, object]:
+def measure(name: str, n: int, steps: int, rounds: int, lean: bool = False
+            ) -> dict[str, object]:
     """One row: the ratio runtime / compiled-in CPU time over interleaved rounds."""
     system, inp = _system(name, n), rc.Poisson(0.9 * n, rc.dists.Exponential(1.0))
-    keep = wl.HEAP_POLICY_COPIES
+    keep = wl.HEAP_POLICY_COPIES, wl.HEAP_LEAN_COPIES
     try:
         for copies in (False, True):  # compile (or load) both copies first
-            _cpu(system, inp, 4 * n, 0, copies)
-        row = interleaved_ratio(lambda c, seed: _cpu(system, inp, steps, seed, c), rounds)
+            _cpu(system, inp, 4 * n + 1000, 0, copies, lean)
+        row = interleaved_ratio(lambda c, seed: _cpu(system, inp, steps, seed, c, lean), rounds)
     finally:
-        wl.HEAP_POLICY_COPIES = keep
-    return {"policy": name, "servers": n, "steps": steps, **row}
+        wl.HEAP_POLICY_COPIES, wl.HEAP_LEAN_COPIES = keep
+    return {"statistics": "lean" if lean else "default", "policy": name, "servers": n,
+            "steps": steps, **row}
 
 
 def main(argv: list[str] | None = None) -> Rows:
@@ -60,8 +75,10 @@ def main(argv: list[str] | None = None) -> Rows:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
         rows = [measure(name, n, steps, rounds) for name, n in CASES]
-    print_ratios(rows, "runtime / compiled-in CPU time")
-    return finish(rows, ("policy", "servers"), "heap_policy")
+        print_ratios(rows, "runtime / compiled-in CPU time")
+        lean = [measure(name, n, steps, rounds, lean=True) for name, n in LEAN_CASES]
+        print_ratios(lean, "lean runs: runtime / compiled-in policy and statistics, CPU time")
+    return finish(rows + lean, ("statistics", "policy", "servers"), "heap_policy")
 
 
 if __name__ == "__main__":

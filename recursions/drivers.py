@@ -353,13 +353,15 @@ _HEAP_EDITS = (  # (line in recursions/heap.py, what the compiled copy has inste
      "likewise\n", ""),
     ("WIDE = True  # the 4-ary heap with keys in heap order (else binary); recursions.drivers "
      "may bind\n", ""),
+    ("LEAN = False  # whether the loop keeps only what customers find (waits); bound likewise\n",
+     ""),
 )
 
-_HEAPS: dict[tuple[tuple[int, int], int, bool], Any] = {}
+_HEAPS: dict[tuple[tuple[int, int], int, bool, bool], Any] = {}
 
 
 def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
-                 wide: bool | None = None) -> Any:
+                 wide: bool | None = None, lean: bool = False) -> Any:
     """:mod:`recursions.heap` compiled with the law codes ``laws`` bound (``run_heap_draws``).
 
     As :func:`compiled_drivers` with ``laws``: the service and interarrival codes are
@@ -367,8 +369,10 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
     on first use and cached on disk (keyed by the text of ``heap.py`` and of
     :data:`ENGINE_SOURCES`, the versions and the codes). With ``policy`` (a
     :class:`~recursions.codes.HeapPolicy`), the routing policy is a constant of the copy too;
-    without, it is read at run time. ``wide`` chooses the heap's layout (4-ary with keys in heap
-    order, or binary; default :data:`recursions.heap.WIDE`): only the benchmark
+    without, it is read at run time. With ``lean``, the copy keeps only what customers find
+    (waits: no all-busy count, no profile snapshot, no histogram; it refuses a profile grid),
+    as the dense engine's lean drivers do. ``wide`` chooses the heap's layout (4-ary with keys
+    in heap order, or binary; default :data:`recursions.heap.WIDE`): only the benchmark
     (``benchmarks/heap_layout.py``) asks for the other one.
     """
     from . import heap
@@ -376,7 +380,8 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
     laws = (int(laws[0]), int(laws[1]))
     pol = -1 if policy is None else int(policy)
     w = heap.WIDE if wide is None else bool(wide)
-    hit = _HEAPS.get((laws, pol, w))
+    lean = bool(lean)
+    hit = _HEAPS.get((laws, pol, w, lean))
     if hit is not None:
         return hit
     import numba
@@ -391,17 +396,17 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
     h = hashlib.sha256()
     for part in (src, _engine_text(), __version__, numba.__version__,
                  repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else []),
-                 "wide" if w else "binary"):
+                 "wide" if w else "binary", *(["lean"] if lean else [])):
         h.update(part.encode())
         h.update(b"\0")
     bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "WIDE": w,
-             "jit": _project_jit}
+             "LEAN": lean, "jit": _project_jit}
     mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
     shared = ("sift_down", "sift_down4", "floyd_min") + (("redundancy_event",) if w == heap.WIDE
                                                           else ())
     for name in shared:  # compiled (and cached) once in recursions.heap, not again per copy
         setattr(mod, name, getattr(heap, name))
-    _HEAPS[(laws, pol, w)] = mod
+    _HEAPS[(laws, pol, w, lean)] = mod
     return mod
 
 

@@ -40,6 +40,7 @@ SCODE = 0  # the service law code run_heap_draws draws; bound by recursions.driv
 TCODE = 0  # the interarrival law code; bound likewise
 POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound likewise
 WIDE = True  # the 4-ary heap with keys in heap order (else binary); recursions.drivers may bind
+LEAN = False  # whether the loop keeps only what customers find (waits); bound likewise
 
 
 @jit
@@ -247,9 +248,9 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
                 eng.store_batch(acc, b, c)
                 b = nb
                 eng.load_batch(acc, b, c)
-            if e[hp[0]] > t:
+            if not LEAN and e[hp[0]] > t:  # a lean copy keeps no statistic of the state
                 c[eng.ALL_BUSY] += 1.0
-            if idx == next_sample:
+            if not LEAN and idx == next_sample:
                 next_sample += every
                 c[eng.SAMPLED] += 1.0
                 tot = 0.0
@@ -288,7 +289,7 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
             if found > 0.0:
                 c[eng.WAITED] += 1.0
                 c[eng.WAIT_SUM] += found
-            if found_hist:
+            if not LEAN and found_hist:
                 hist[b, grid.size + 1 + eng.level_bin(grid, h, found)] += 1.0
             idx += 1
         t += ta
@@ -340,6 +341,8 @@ def run_heap_draws(policy, d, params, e, hp, ps, keys, state, gs, scode, spar, g
         raise ValueError("these drivers were compiled for other law codes")
     if POLICY >= 0 and policy != POLICY:
         raise ValueError("these drivers were compiled for another policy")
+    if LEAN and grid.size > 0:
+        raise ValueError("these drivers keep only what customers find: no profile grid")
     empty = np.zeros(0)
     t, el, i = heap_steps(policy, d, params, e, hp, ps, keys, state[0], state[1], int(state[2]),
                           empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,

@@ -414,8 +414,9 @@ class HeapEngine(_WorkloadEngine):
         if plan.laws is not None and policy != hp.REDUNDANCY:
             from .drivers import heap_drivers
 
+            lean = plan.lean and HEAP_LEAN_COPIES
             law_drivers = heap_drivers((plan.laws[0], plan.laws[2]),
-                                       policy if HEAP_POLICY_COPIES else None)
+                                       policy if HEAP_POLICY_COPIES or lean else None, lean=lean)
         return _HeapRun(system, plan, W, every, streams, gens, hp.uniforms_for(policy, d),
                         law_drivers, policy=policy, d=d)
 
@@ -429,6 +430,13 @@ HEAP_POLICY_COPIES = False
 
 Off: the policy is read at run time (see ``docs/benchmarks.md``, section
 :ref:`bench-heap-policy`, for the measurement).
+"""
+
+HEAP_LEAN_COPIES = True
+"""Whether a lean run (``statistics=`` of what customers find only) runs on a copy of the
+drawing loop compiled for its policy and for lean statistics (no all-busy count, snapshot or
+histogram is left in the loop): 1.01-1.11x as fast, never slower (``docs/benchmarks.md``,
+section :ref:`bench-heap-policy`).
 """
 
 

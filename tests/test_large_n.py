@@ -215,16 +215,17 @@ def test_heap_layouts_give_the_same_jsw_and_least_of_d_numbers(monkeypatch):
 
     original, used = drv.heap_drivers, []
 
-    def layout(laws, policy=None, *, wide):
-        used.append(original(laws, policy, wide=wide).WIDE)
-        return original(laws, policy, wide=wide)
+    def layout(laws, policy=None, *, wide, lean=False):
+        used.append(original(laws, policy, wide=wide, lean=lean).WIDE)
+        return original(laws, policy, wide=wide, lean=lean)
 
     for system, lam in ((rc.JSW(30), 27.0), (rc.LeastOfD(30, 2), 25.0)):
         inp = rc.Poisson(lam, D.Exponential(1.0))
         out = []
         for wide in (False, True):
             monkeypatch.setattr(drv, "heap_drivers",
-                                lambda laws, policy=None, w=wide: layout(laws, policy, wide=w))
+                                lambda laws, policy=None, w=wide, lean=False:
+                                layout(laws, policy, wide=w, lean=lean))
             res = rc.simulate(system, inp, steps=60_000, rng=4, engine="heap", replications=2)
             out.append([getattr(res, k).value for k in ("p_wait", "mean_wait", "p_all_busy")])
         assert out[0] == out[1]

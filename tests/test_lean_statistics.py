@@ -134,6 +134,59 @@ def test_a_lean_heap_run_needs_no_snapshots():
     assert res.p_wait is not None
 
 
+@pytest.mark.parametrize(("system", "rate", "kw"), [
+    (rc.JSW(40), 36.0, {"steps": 20_011}),
+    (rc.JIQ(40), 30.0, {"steps": 20_011, "replications": 2}),
+    (rc.JIQ(40), 30.0, {"time": 300.0}),
+    (rc.LeastOfD(40, 2), 34.0, {"steps": 20_011, "warmup": 500}),
+    (rc.RandomRouting(40), 20.0, {"steps": 20_011}),
+], ids=["JSW", "JIQ-reps", "JIQ-time", "LL2-warmup", "random"])
+def test_the_heaps_lean_copies_keep_the_run_time_loops_numbers(monkeypatch, system, rate, kw):
+    # a lean heap run runs on a copy of the drawing loop compiled for its policy and for lean
+    # statistics (recursions.workload.HEAP_LEAN_COPIES): the same sums, bit for bit, as the
+    # loop that reads both at run time
+    from recursions import drivers as drv
+    from recursions import heap as hp
+    from recursions import workload as wl
+
+    original, asked = drv.heap_drivers, []
+
+    def spy(laws, policy=None, *, lean=False, **more):
+        asked.append((policy, lean))
+        return original(laws, policy, lean=lean, **more)
+
+    monkeypatch.setattr(drv, "heap_drivers", spy)
+    inp = rc.Poisson(rate, E(1.0))
+    out = []
+    for copies in (False, True):
+        monkeypatch.setattr(wl, "HEAP_LEAN_COPIES", copies)
+        res = _quiet(system, inp, rng=5, engine="heap", statistics=WAITS, **kw)
+        out.append(res)
+    assert asked == [(None, False), (hp.policy_of(system)[0], True)]
+    for name in WAITS:
+        assert getattr(out[0], name) == getattr(out[1], name), name
+        np.testing.assert_array_equal(out[0]._sums[name][0], out[1]._sums[name][0])
+        np.testing.assert_array_equal(out[0]._sums[name][1], out[1]._sums[name][1])
+    np.testing.assert_array_equal(out[0].final_state, out[1].final_state)
+
+
+def test_a_lean_heap_copy_refuses_a_profile_grid():
+    from recursions import drivers as drv
+    from recursions import heap as hp
+    from recursions.kernel_draws import kernel_laws
+
+    scode, spar, tcode, tpar = kernel_laws(rc.Poisson(2.0, E(1.0)))
+    mod = drv.heap_drivers((scode, tcode), hp.JSW, lean=True)
+    W = np.zeros((1, 4))
+    heap, pos, keys = hp.init_heap(W)
+    gen = np.random.default_rng(1)
+    with pytest.raises(ValueError, match="no profile grid"):
+        mod.run_heap_draws(hp.JSW, 0, np.zeros(1), W[0], heap[0], pos[0], keys[0],
+                           np.zeros(3), gen, scode, spar, gen, tcode, tpar, gen, 0, 10, True,
+                           0.0, 10, 1, False, np.linspace(0.0, 1.0, 5), 4.0, 4,
+                           np.zeros((1, eng.N_STATS)), np.zeros((1, 12)), hp.REBASE)
+
+
 def test_a_users_map_keeps_its_run_check(monkeypatch):
     # rc.Map checks its runs on the workload sums, which the lean loop does not keep
     import recursions.drivers as drv
