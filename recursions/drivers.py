@@ -10,7 +10,8 @@ a user's map runs the same drivers as a whole step. The drivers that draw inside
 constants (``compiled_drivers(step, laws)``), and for the kernels of
 :data:`recursions.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS` servers one more, with
 ``RANK`` bound and ``PASS`` on, which joins and drains in one branch-free pass
-(:func:`uses_one_pass`); the heap engine's are a copy per pair of law codes
+(:func:`uses_one_pass`); the heap engine's are a copy per pair of law codes, and for a lean
+run (only statistics of what customers find) per policy too, with its statistics compiled in
 (:func:`heap_drivers`). Each is compiled on first use.
 
 When the kernel is a module-level function whose source file can be read, the compiled source

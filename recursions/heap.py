@@ -14,7 +14,9 @@ each changed server down: ``O(d log n)`` per arrival. The clock is re-based
 (``E -= t``, ``t = 0``) whenever it passes :data:`REBASE`, so long horizons keep precision.
 
 Snapshots of the whole vector (busy fraction, total workload, profile histogram) are taken at
-every ``every``-th arrival (default ``n``: ``O(1)`` amortised per arrival).
+every ``every``-th arrival (default ``n``: ``O(1)`` amortised per arrival). A copy with
+``LEAN`` bound (:func:`recursions.drivers.heap_drivers` with ``lean=True``, for runs that keep
+only what customers find) takes none, and keeps no all-busy count or histogram of the waits.
 
 The heap is 4-ary with its keys stored in heap order (:func:`sift_down4`): a step down reads
 four contiguous keys instead of four scattered ones, over half the levels of a binary heap
@@ -185,7 +187,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     ``hist`` are this replication's rows. ``K`` holds the 4-ary layout's keys in heap order
     (``K[p] == e[hp[p]]``, kept with the heap between calls; unused by the binary layout).
     The per-batch sums are kept in registers and written
-    back when a batch ends (the same additions in the same order as one per arrival).
+    back when a batch ends (the same additions in the same order as one per arrival). With the
+    module's constant ``LEAN`` only the sums of what customers find are kept.
     """
     if draw != DRAW:
         raise ValueError("this engine was compiled for the other way of drawing")

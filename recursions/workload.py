@@ -274,11 +274,12 @@ class _WorkloadEngine:
     def _prepare(self, system: Any, plan: RunPlan) -> tuple[np.ndarray, int, str | None]:
         """The initial states, the snapshot interval and the load warning given, if any.
 
-        Refuses, before anything is allocated or drawn, a run of too few profile snapshots,
-        an invalid ``w0`` and a run whose arrays do not fit (``MemoryError``: per replication
-        a workload vector, an empty-time heap with its positions, the batch statistics and
-        profile histograms, a chunk of draws and, with ``record=True``, the path); then warns
-        of a load ``>= 1``, of a reference without warm-up, of a single batch.
+        Refuses, before anything is allocated or drawn, a run whose arrays do not fit
+        (``MemoryError``: per replication a workload vector, an empty-time heap with its
+        positions, the batch statistics and profile histograms, a chunk of draws and, with
+        ``record=True``, the path), then an invalid ``w0`` and a run of too few profile
+        snapshots (so a run with two faults hears of its memory first); then warns of a load
+        ``>= 1``, of a reference without warm-up, of a single batch.
         """
         S, nrep, name = system.servers, plan.replications, type(system).__name__
         per_rep = (float(plan.batches) * plan.batch_doubles
@@ -428,15 +429,17 @@ HEAP = register(HeapEngine())
 HEAP_POLICY_COPIES = False
 """Whether the heap engine's drawing loop runs on a copy compiled for the system's policy.
 
-Off: the policy is read at run time (see ``docs/benchmarks.md``, section
-:ref:`bench-heap-policy`, for the measurement).
+Off: with the default statistics the policy is read at run time (see ``docs/benchmarks.md``,
+section :ref:`bench-heap-policy`, for the measurement); a lean run has it compiled in
+(:data:`HEAP_LEAN_COPIES`).
 """
 
 HEAP_LEAN_COPIES = True
 """Whether a lean run (``statistics=`` of what customers find only) runs on a copy of the
 drawing loop compiled for its policy and for lean statistics (no all-busy count, snapshot or
-histogram is left in the loop): 1.01-1.11x as fast, never slower (``docs/benchmarks.md``,
-section :ref:`bench-heap-policy`).
+histogram is left in the loop): 1.01-1.11x as fast by the median of interleaved rounds,
+slower in none of the cases measured (``docs/benchmarks.md``, section
+:ref:`bench-heap-policy`).
 """
 
 

@@ -170,6 +170,26 @@ def test_the_heaps_lean_copies_keep_the_run_time_loops_numbers(monkeypatch, syst
     np.testing.assert_array_equal(out[0].final_state, out[1].final_state)
 
 
+@pytest.mark.parametrize("kw", [{}, {"time": 200.0}], ids=["steps", "time"])
+def test_the_heaps_lean_copy_skips_the_state_sums(monkeypatch, kw):
+    # the lean copy counts no all-busy arrival, takes no snapshot and bins nothing (the loop
+    # that reads the statistics at run time, on the same lean plan, counts all-busy arrivals)
+    from recursions import workload as wl
+
+    system, inp = rc.JIQ(40), rc.Poisson(36.0, E(1.0))
+    for copies in (False, True):
+        monkeypatch.setattr(wl, "HEAP_LEAN_COPIES", copies)
+        plan, engine = planned(system, inp, None if kw else 20_000, rng=2, statistics=WAITS,
+                               **kw)
+        assert plan.lean and engine is ENGINES["heap"]
+        handle = engine.start(system, plan)
+        acc = handle.state.acc
+        assert (acc[..., eng.ALL_BUSY].sum() == 0) == copies
+        if copies:
+            assert acc[..., eng.SAMPLED].sum() == 0 and handle.tables.hist.sum() == 0
+        assert acc[..., eng.WAITED].sum() > 0 and acc[..., eng.WAIT_SUM].sum() > 0
+
+
 def test_a_lean_heap_copy_refuses_a_profile_grid():
     from recursions import drivers as drv
     from recursions import heap as hp
