@@ -19,6 +19,9 @@ of exact methods in ``coupling.exact_methods``)
 ``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
 ``support_max``
 ``renovation_index``                               :mod:`coupling.loss_renovation`
+``mms_states`` (exact stationary states of FCFS    :mod:`coupling.mms_exact`
+M/M/S from its birth-death chain, no coupling;
+what ``start="stationary"`` uses there)
 dominating processes of FCFS (``fcfs_sampler``)    :mod:`coupling.fcfs_bounds`: vacation
                                                    (scales with S), round robin and random
                                                    assignment walks, reversed M/G/1 queues
@@ -39,6 +42,7 @@ from .bounding import bounded_sample, interval_step
 from .dominating import ReversedQueue, size_biased_sample, support_max
 from .errors import CouplingNotReached
 from .loss_renovation import renovation_index
+from .mms_exact import mms_states
 from .monotone import (
     Counterexample,
     DominanceReport,
@@ -75,6 +79,7 @@ __all__ = [
     "interval_step",
     "log_mgf",
     "mgf",
+    "mms_states",
     "perfect_sample",
     "renovation_index",
     "size_biased_sample",
@@ -93,8 +98,13 @@ def __getattr__(name: str) -> Any:
 
 
 def _stationary_states(system: Any, input: Any, n: int, seed: Any) -> Any:
-    """``n`` exact stationary states for ``rc.simulate(..., start="stationary")``."""
-    return perfect_sample(system, input, n, rng=seed).samples
+    """``n`` exact stationary states for ``rc.simulate(..., start="stationary")``.
+
+    FCFS M/M/S from its birth-death chain (:func:`mms_states`), else by
+    :func:`perfect_sample`.
+    """
+    out = mms_states(system, input, n, rng=seed)
+    return perfect_sample(system, input, n, rng=seed).samples if out is None else out
 
 
 def _register() -> None:

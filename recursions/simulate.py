@@ -149,8 +149,9 @@ def simulate(
         Stop before a stage that would end after this many seconds in all.
     start : "stationary", a profile, or None
         ``"stationary"``: each replication starts from an exact stationary draw
-        (:mod:`recursions.starts`; the exact samplers of :mod:`coupling`, which covers FCFS
-        G/G/S, loss systems, J_{p+1}SW and JIQ where ``cp.perfect_sample`` does), so no
+        (:mod:`recursions.starts`; the exact samplers of :mod:`coupling`: FCFS M/M/S from
+        its birth-death chain, ``cp.mms_states``; else coupling from the past by
+        ``cp.perfect_sample``, which covers FCFS G/G/S, loss systems, J_{p+1}SW and JIQ), so no
         warm-up is needed and the result's ``replication_interval`` gives intervals from the
         independent replications. A profile (``ly.jiq_equilibrium(...)``, a redundancy fixed
         point, or a callable ``w -> x_w``): servers start with i.i.d. workloads of tail
