@@ -2,8 +2,9 @@
 
 ``simulate(..., start="stationary")`` starts each replication from an exact draw of the
 stationary law, so no warm-up is needed and the replications' means are independent and
-unbiased. The exact samplers live in :mod:`coupling` (perfect sampling by coupling from the
-past), which this package does not import (data flows ``recursions`` -> ``coupling``):
+unbiased. The exact samplers live in :mod:`coupling` (FCFS M/M/S from its birth-death chain,
+``coupling.mms_states``; the rest by coupling from the past), which this package does not
+import (data flows ``recursions`` -> ``coupling``):
 ``coupling`` registers them here when it is imported (``import coupling``), through
 :func:`register_stationary_sampler`.
 

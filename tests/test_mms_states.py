@@ -9,6 +9,8 @@ compared coordinate by coordinate with a two-sample Kolmogorov-Smirnov test.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy.stats import ks_2samp
@@ -31,6 +33,44 @@ def test_against_erlang_c_the_mean_wait_and_the_mean_work():
     assert abs(wait.mean() - ly.mm_c_mean_wait(S, a, 1.0)) < 4 * wait.std() / np.sqrt(n)
     total = w.sum(axis=1)
     assert abs(total.mean() - (a + c * rho / (1 - rho))) < 4 * total.std() / np.sqrt(n)
+
+
+def test_each_coordinate_is_busy_as_often_as_the_birth_death_chain_says():
+    # server k (in sorted order) has work left exactly when N >= S - k; P(N = j) of M/M/S
+    # written out here from its balance equations (pi_j ~ a^j / j! up to S, then times rho)
+    S, a, n = 4, 3.4, 40_000
+    rho = a / S
+    head = [a**j / math.factorial(j) for j in range(S)]
+    tail = a**S / math.factorial(S) / (1 - rho)
+    p_below = np.array(head) / (sum(head) + tail)
+    w = cp.mms_states(rc.JSW(S), rc.Poisson(a, E(1.0)), n, rng=15)
+    for k in range(S):
+        p = 1.0 - p_below[:S - k].sum()
+        assert abs((w[:, k] > 0).mean() - p) < 4 * np.sqrt(p * (1 - p) / n), k
+
+
+def test_the_seed_of_simulate_reaches_the_draws():
+    # start="stationary" draws from its own child of the run's seed: other seeds, other states
+    from recursions.starts import stationary_states
+
+    inp = rc.Poisson(2.4, E(1.0))
+    one = stationary_states(rc.JSW(3), inp, 4, np.random.SeedSequence(1))
+    again = stationary_states(rc.JSW(3), inp, 4, np.random.SeedSequence(1))
+    other = stationary_states(rc.JSW(3), inp, 4, np.random.SeedSequence(2))
+    np.testing.assert_array_equal(one, again)
+    assert not np.array_equal(one, other)
+    assert len({tuple(row) for row in one}) == 4  # one draw per replication
+
+
+def test_a_long_queue_is_drawn_in_blocks_with_the_same_numbers(monkeypatch):
+    # near saturation the queue is long (mean about rho / (1 - rho)): its works are drawn in
+    # blocks, which bounds the memory and changes no number
+    from coupling import mms_exact
+
+    inp = rc.Poisson(2.97, E(1.0))  # M/M/3 at 0.99
+    whole = cp.mms_states(rc.JSW(3), inp, 20, rng=16)
+    monkeypatch.setattr(mms_exact, "_BLOCK", 7)
+    np.testing.assert_array_equal(cp.mms_states(rc.JSW(3), inp, 20, rng=16), whole)
 
 
 def test_a_service_rate_other_than_one_scales_the_work():
