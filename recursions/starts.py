@@ -23,10 +23,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["register_stationary_sampler", "start_states", "states_from_profile",
+__all__ = ["START_KEY", "register_stationary_sampler", "start_states", "states_from_profile",
            "stationary_states"]
 
 Sampler = Callable[[Any, Any, int, np.random.SeedSequence], Any]
+
+START_KEY = 2**32 - 3
+"""The child of a run's seed that the start states draw from: beyond any replication's index
+(replication ``i`` runs on child ``i``), so no replication shares the start draws' streams."""
 
 _SAMPLERS: list[Sampler] = []
 
@@ -144,7 +148,7 @@ def start_states(start: Any, system: Any, input: Any, n: int,
     >>> w.shape, kind
     ((3, 4), 'profile')
     """
-    own = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 0x5747))
+    own = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, START_KEY))
     if isinstance(start, str):
         return stationary_states(system, input, n, own), "stationary"
     gen = np.random.default_rng(own)
