@@ -13,8 +13,7 @@ of the times at which each server would free, sorted, is the Kiefer-Wolfowitz wo
 vector at a time-stationary instant, which is also what a Poisson arrival finds (arrivals see
 time averages). One draw costs ``O(S log S + (N - S)^+ log S)`` (``(N - S)^+`` has mean
 about ``C rho / (1 - rho)``: a hundred at load 0.99), against the dominated coupling
-from the past of :func:`coupling.perfect_sample`, whose cost grows like ``1 / (1 - rho)^2``
-(M/M/40 at load 0.98: about 50 microseconds a draw against seconds).
+from the past of :func:`coupling.perfect_sample`, whose cost grows like ``1 / (1 - rho)^2``.
 
 ``simulate(..., start="stationary")`` uses it for a system that declares FCFS with M/M input
 (``import coupling`` registers it ahead of ``perfect_sample``).

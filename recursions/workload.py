@@ -437,9 +437,8 @@ section :ref:`bench-heap-policy`, for the measurement); a lean run has it compil
 HEAP_LEAN_COPIES = True
 """Whether a lean run (``statistics=`` of what customers find only) runs on a copy of the
 drawing loop compiled for its policy and for lean statistics (no all-busy count, snapshot or
-histogram is left in the loop): 1.01-1.11x as fast by the median of interleaved rounds,
-slower in none of the cases measured (``docs/benchmarks.md``, section
-:ref:`bench-heap-policy`).
+histogram is left in the loop). On: faster where measured, the same numbers
+(``docs/benchmarks.md``, section :ref:`bench-heap-policy`).
 """
 
 
