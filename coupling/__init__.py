@@ -97,19 +97,20 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _stationary_states(system: Any, input: Any, n: int, seed: Any) -> Any:
-    """``n`` exact stationary states for ``rc.simulate(..., start="stationary")``.
+def _mms_states(system: Any, input: Any, n: int, seed: Any) -> Any:
+    """FCFS M/M/S from its birth-death chain (:func:`mms_states`), else ``None``."""
+    return mms_states(system, input, n, rng=seed)
 
-    FCFS M/M/S from its birth-death chain (:func:`mms_states`), else by
-    :func:`perfect_sample`.
-    """
-    out = mms_states(system, input, n, rng=seed)
-    return perfect_sample(system, input, n, rng=seed).samples if out is None else out
+
+def _stationary_states(system: Any, input: Any, n: int, seed: Any) -> Any:
+    """``n`` exact stationary states for ``rc.simulate(..., start="stationary")``."""
+    return perfect_sample(system, input, n, rng=seed).samples
 
 
 def _register() -> None:
     from recursions.starts import register_stationary_sampler
 
+    register_stationary_sampler(_mms_states)  # tried first: no coupling needed
     register_stationary_sampler(_stationary_states)
 
 

@@ -223,6 +223,7 @@ from .assignment_walks import Walks
 from .bounding_draws import draw_bounded, draw_in_fcfs, interval_update
 from .fcfs_bounds import fcfs_sampler
 from .horizons import horizons
+from .mms_exact import erlang_b
 from .perfect_result import PerfectSample, found_at_zero
 from .tilting import mgf
 
@@ -331,13 +332,6 @@ def _can_idle(inp: rc.Renewal) -> bool:
     return bool(both.any())
 
 
-def _erlang_b(c: int, a: float) -> float:
-    b = 1.0
-    for k in range(1, c + 1):
-        b = a * b / (k + a * b)
-    return b
-
-
 def _check_load(system: rc.System, inp: rc.Renewal, jiq: bool, p: int, a: float,
                 method: str) -> None:
     """Refuse a load ``a = lam E[sigma]`` beyond what the method's dominating queue allows."""
@@ -347,9 +341,9 @@ def _check_load(system: rc.System, inp: rc.Renewal, jiq: bool, p: int, a: float,
         return
     note = ""
     if not jiq and inp.poisson:
-        inside = a * _erlang_b(p, a) < S - p
+        inside = a * erlang_b(p, a) < S - p
         note = (f"; Theorem 1 ({'holds' if inside else 'fails'} here: lam E[sigma] "
-                f"B(p, lam E[sigma]) = {a * _erlang_b(p, a):.4g} vs S - p = {S - p}) "
+                f"B(p, lam E[sigma]) = {a * erlang_b(p, a):.4g} vs S - p = {S - p}) "
                 "is the condition for the system itself")
     if jiq:
         raise ValueError(

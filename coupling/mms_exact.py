@@ -15,6 +15,10 @@ time averages). One draw costs ``O(S log S + (N - S)^+ log S)`` (``(N - S)^+`` h
 about ``C rho / (1 - rho)``: a hundred at load 0.99), against the dominated coupling
 from the past of :func:`coupling.perfect_sample`, whose cost grows like ``1 / (1 - rho)^2``.
 
+The module also holds the M/M/S closed forms the rest of :mod:`coupling` uses (which must not
+import :mod:`loynes`): Erlang B and C (:func:`erlang_b`, :func:`erlang_c`) and the law of the
+wait (:func:`mmc_wait`).
+
 ``simulate(..., start="stationary")`` uses it for a system that declares FCFS with M/M input
 (``import coupling`` registers it ahead of ``perfect_sample``).
 """
@@ -31,20 +35,84 @@ from recursions.inputs import is_poisson
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.validation import check_int
 
-__all__ = ["mms_states"]
+__all__ = ["erlang_b", "erlang_c", "mmc_wait", "mms_states"]
 
 _BLOCK = 1 << 16  # waiting customers' works drawn at a time (the same numbers as one draw)
 
 
-def _erlang_c(servers: int, offered: float) -> float:
-    """Erlang C, ``P(N >= S)`` in M/M/S, by the Erlang B recursion.
+def erlang_c(servers: int, offered_load: float) -> float:
+    """Erlang C: the probability of waiting in M/M/S at offered load ``a = lambda / mu < S``.
 
-    ``loynes.erlang_c`` is the public one; ``coupling`` does not import ``loynes``.
+    Computed from Erlang B's recursion ``B_k = a B_{k-1} / (k + a B_{k-1})``, then
+    ``C = S B / (S - a (1 - B))`` (the same value as :func:`loynes.erlang_c`).
+
+    Parameters
+    ----------
+    servers : int
+        ``S >= 1``.
+    offered_load : float
+        ``a`` in ``[0, S)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(erlang_c(2, 1.0), 12)       # M/M/2 at a = 1: 1/3
+    0.333333333333
+    >>> round(erlang_c(1, 0.5), 12)       # M/M/1: rho
+    0.5
+    """
+    if not (servers >= 1 and 0.0 <= offered_load < servers):
+        raise ValueError(f"need servers >= 1 and 0 <= offered_load < servers, got "
+                         f"{servers} and {offered_load}")
+    b = erlang_b(servers, offered_load)
+    return servers * b / (servers - offered_load * (1.0 - b))
+
+
+def erlang_b(servers: int, offered_load: float) -> float:
+    """Erlang B, the blocking probability of M/M/S/S, by ``B_k = a B_{k-1} / (k + a B_{k-1})``.
+
+    ``B_0 = 1`` (no server blocks everyone).
+
+    Examples
+    --------
+    >>> round(erlang_b(1, 1.0), 12), erlang_b(0, 3.0)
+    (0.5, 1.0)
     """
     b = 1.0
     for k in range(1, servers + 1):
-        b = offered * b / (k + offered * b)
-    return servers * b / (servers - offered * (1.0 - b))
+        b = offered_load * b / (k + offered_load * b)
+    return b
+
+
+def mmc_wait(servers: int, arrival_rate: float, service_rate: float
+             ) -> tuple[float, float]:
+    """The M/M/S FCFS wait law: ``P(W > 0)`` and the rate of ``W`` given ``W > 0``.
+
+    ``P(W > t) = C exp(-(S mu - lambda) t)``, ``C`` Erlang C at ``a = lambda / mu``.
+
+    Parameters
+    ----------
+    servers : int
+        ``S``.
+    arrival_rate, service_rate : float
+        ``lambda`` and ``mu``, with ``lambda < S mu``.
+
+    Returns
+    -------
+    tuple of float
+        ``(C, S mu - lambda)``.
+
+    Examples
+    --------
+    >>> c, rate = mmc_wait(2, 1.0, 1.0)
+    >>> round(c, 12), rate
+    (0.333333333333, 1.0)
+    """
+    return (erlang_c(servers, arrival_rate / service_rate),
+            servers * service_rate - arrival_rate)
 
 
 def _below(servers: int, offered: float) -> np.ndarray:
@@ -103,7 +171,7 @@ def mms_states(system: Any, input: Any, n: int, *, rng: RngLike = 1) -> np.ndarr
         raise ValueError(f"the system is not stable (load per server {rho:.4g} >= 1): there "
                          "is no stationary law to sample")
     gen = np.random.default_rng(as_seed_sequence(rng))
-    c = _erlang_c(S, a)
+    c = erlang_c(S, a)
     below = _below(S, a)
     out = np.zeros((n, S))
     for r in range(n):

@@ -224,7 +224,7 @@ class PerfectSample(Record):
         above 0, scaled so that its area is ``P(> 0)``; the atom at 0 is given in the legend.
         For FCFS M/M/S (``JSW`` with Poisson, or exponential renewal, input and exponential
         service) the exact law is drawn over it: ``P(W > 0)`` is Erlang C and ``W`` given
-        ``W > 0`` is exponential of rate ``S mu - lambda`` (:func:`coupling.sample_plots.mmc_wait`,
+        ``W > 0`` is exponential of rate ``S mu - lambda`` (:func:`coupling.mms_exact.mmc_wait`,
         recognised from :attr:`system` and :attr:`input`). Elsewhere no exact law is drawn,
         and the legend says so.
 

@@ -1,13 +1,14 @@
 """Drawing of :class:`~coupling.PerfectSample`, with the exact law where it is known.
 
-The exact law comes from this module, not from :mod:`loynes` (which :mod:`coupling` must not
-import): for FCFS M/M/S (``JSW`` under Poisson, or exponential renewal, input with
-exponential service) the wait ``W`` of an arrival has ``P(W > 0) = C(S, a)`` (Erlang C, offered
-load ``a = lambda / mu``) and ``P(W > t) = C(S, a) exp(-(S mu - lambda) t)``
-(:func:`mmc_wait`). The system and input are recognised from the descriptions the sample
-records (``PerfectSample.system`` and ``.input``); for any other pair the histogram is drawn
-alone, and its legend says that no exact law is drawn. matplotlib is imported inside the
-functions only (``pip install 'queue-recursions[plot]'``).
+The exact law comes from :mod:`coupling.mms_exact`, not from :mod:`loynes` (which
+:mod:`coupling` must not import): for FCFS M/M/S (``JSW`` under Poisson, or exponential
+renewal, input with exponential service) the wait ``W`` of an arrival has
+``P(W > 0) = C(S, a)`` (Erlang C, offered load ``a = lambda / mu``) and
+``P(W > t) = C(S, a) exp(-(S mu - lambda) t)`` (:func:`coupling.mms_exact.mmc_wait`). The
+system and input are recognised from the descriptions the sample records
+(``PerfectSample.system`` and ``.input``); for any other pair the histogram is drawn alone,
+and its legend says that no exact law is drawn. matplotlib is imported inside the functions
+only (``pip install 'queue-recursions[plot]'``).
 """
 
 from __future__ import annotations
@@ -19,46 +20,15 @@ import numpy as np
 
 from recursions.plots import axes, title
 
-__all__ = ["erlang_c", "mmc_rates", "mmc_wait", "perfect_sample"]
+from .mms_exact import mmc_wait
+
+__all__ = ["mmc_rates", "perfect_sample"]
 
 _FLOAT = r"([-+0-9.eE]+|inf)"
 _JSW = re.compile(r"^JSW\(servers=(\d+)\)$")
 _POISSON = re.compile(rf"^Poisson\(rate={_FLOAT}, service=Exponential\(rate={_FLOAT};.*\)\)$")
 _RENEWAL = re.compile(rf"^Renewal\(interarrival=Exponential\(rate={_FLOAT};[^)]*\), "
                       rf"service=Exponential\(rate={_FLOAT};.*\)\)$")
-
-
-def erlang_c(servers: int, offered_load: float) -> float:
-    """Erlang C: the probability of waiting in M/M/S at offered load ``a = lambda / mu < S``.
-
-    Computed from Erlang B's recursion ``B_k = a B_{k-1} / (k + a B_{k-1})``, then
-    ``C = S B / (S - a (1 - B))`` (the same value as :func:`loynes.erlang_c`).
-
-    Parameters
-    ----------
-    servers : int
-        ``S >= 1``.
-    offered_load : float
-        ``a`` in ``[0, S)``.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(erlang_c(2, 1.0), 12)       # M/M/2 at a = 1: 1/3
-    0.333333333333
-    >>> round(erlang_c(1, 0.5), 12)       # M/M/1: rho
-    0.5
-    """
-    if not (servers >= 1 and 0.0 <= offered_load < servers):
-        raise ValueError(f"need servers >= 1 and 0 <= offered_load < servers, got "
-                         f"{servers} and {offered_load}")
-    b = 1.0
-    for k in range(1, servers + 1):
-        b = offered_load * b / (k + offered_load * b)
-    return servers * b / (servers - offered_load * (1.0 - b))
 
 
 def mmc_rates(system: str, input: str) -> tuple[int, float, float] | None:
@@ -91,34 +61,6 @@ def mmc_rates(system: str, input: str) -> tuple[int, float, float] | None:
     except ValueError:
         return None
     return int(sm.group(1)), lam, mu
-
-
-def mmc_wait(servers: int, arrival_rate: float, service_rate: float
-             ) -> tuple[float, float]:
-    """The M/M/S FCFS wait law: ``P(W > 0)`` and the rate of ``W`` given ``W > 0``.
-
-    ``P(W > t) = C exp(-(S mu - lambda) t)``, ``C`` Erlang C at ``a = lambda / mu``.
-
-    Parameters
-    ----------
-    servers : int
-        ``S``.
-    arrival_rate, service_rate : float
-        ``lambda`` and ``mu``, with ``lambda < S mu``.
-
-    Returns
-    -------
-    tuple of float
-        ``(C, S mu - lambda)``.
-
-    Examples
-    --------
-    >>> c, rate = mmc_wait(2, 1.0, 1.0)
-    >>> round(c, 12), rate
-    (0.333333333333, 1.0)
-    """
-    return (erlang_c(servers, arrival_rate / service_rate),
-            servers * service_rate - arrival_rate)
 
 
 class Drawable(Protocol):

@@ -308,6 +308,7 @@ def rebin(a: np.ndarray, old: RunPlan, new: RunPlan) -> np.ndarray:
     np.add.at(np.swapaxes(out, 0, 1), lo[full], np.swapaxes(a[:, full], 0, 1))
     return out
 
+
 class Resumable(Kernel, Protocol):
     """A :class:`Kernel` whose run can go on and report itself (:class:`RunHandle`)."""
 

@@ -21,7 +21,8 @@ from matplotlib.patches import Rectangle
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling.sample_plots import erlang_c, mmc_rates, mmc_wait
+from coupling.mms_exact import erlang_c, mmc_wait
+from coupling.sample_plots import mmc_rates
 from loynes.stability_maps import StabilityMap
 from recursions.redundancy import JobClass
 
