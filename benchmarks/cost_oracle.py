@@ -1,0 +1,141 @@
+"""The cost column of the coverage table, checked by independent replications (M/M/S).
+
+``coverage.py`` compares the arrivals a precision-mode run uses with the fixed run length
+``max_X (z sigma_X / h_X)^2`` that gives the same mean half-widths ``h_X``, where the
+asymptotic standard deviation ``sigma_X`` is itself an estimate: from a pilot run's 32 batch
+means (``ratio``) or from the cell's own sequentially stopped runs (``ratio, runs' sigma``).
+The two disagree by up to 3 times in some cells, so which one the cost target rests on
+matters. This script measures ``sigma_X`` a third way, with no batch means and no stopping:
+``--reps`` independent replications of FCFS M/M/S, each started from an exact stationary
+state (``start="stationary"``, which for M/M/S draws from the birth-death chain, so there is
+no initial bias), each ``L`` arrivals long with ``L`` the cell's mean run length in the
+coverage table. Then ``sigma_X^2 = L Var(mean of a replication)``, the variance of exactly
+the fixed run an oracle would choose, with a chi-square interval on ``reps - 1`` degrees
+of freedom.
+
+Columns: ``L`` and ``reps``; ``sigma_X`` (replications), ``sigma_X_lo`` / ``_hi`` (95%),
+``sigma_runs_X`` and ``sigma_pilot_X`` (the coverage table's two estimates);
+``oracle_steps`` ``= max_X (z sigma_X / h_X)^2`` and ``ratio = steps_mean / oracle_steps``
+with ``ratio_lo`` / ``ratio_hi`` from the sigmas' interval; ``ratio_runs`` and
+``ratio_pilot`` as the coverage table gives them.
+
+Run: ``python benchmarks/cost_oracle.py [--quick] [--csv] [--reps R] [--cells REGEX]``
+(reads ``results/coverage_precision.csv`` and ``results/coverage_reference.csv``).
+``--csv`` also writes the printed table to ``results/cost_oracle.md`` (the docs include it).
+``--quick``: 8 replications of 2**14 arrivals on M/M/1 and M/M/10 at 0.8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from _tables import RESULTS, finish
+from scipy.stats import chi2, norm
+
+import coupling  # noqa: F401  (registers the exact start samplers simulate's start= uses)
+import recursions as rc
+from recursions.tables import Rows
+
+STATS = ("p_wait", "mean_wait", "mean_workload")
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def measure(row: dict[str, str], pilot: dict[str, float], reps: int, length: int | None,
+            seed: int) -> dict[str, Any]:
+    """One cell: ``sigma_X`` from ``reps`` exact-start replications and the cost ratios."""
+    S, load = int(row["S"]), float(row["load"])
+    steps_mean = float(row["steps_mean"])
+    L = length or max(256, round(steps_mean / 256) * 256)
+    with warnings.catch_warnings():
+        # a short replication's batch means may stay correlated (and simulate warns about
+        # its batch-means intervals); the replications' own means are independent all the same
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        res = rc.simulate(rc.JSW(S), rc.Poisson(load * S, rc.dists.Exponential(1.0)),
+                          steps=L, start="stationary", replications=reps, rng=seed)
+    z = float(norm.ppf(0.975))
+    lo_f = math.sqrt((reps - 1) / chi2.ppf(0.975, reps - 1))  # sigma's 95% interval, scaled
+    hi_f = math.sqrt((reps - 1) / chi2.ppf(0.025, reps - 1))
+    out: dict[str, Any] = {"cell": row["cell"], "S": S, "load": load, "L": L, "reps": reps,
+                           "steps_mean": steps_mean}
+    oracle = {"": 0.0, "_lo": 0.0, "_hi": 0.0}
+    for k in STATS:
+        iv = res.replication_interval[k]
+        sigma = float(iv.se) * math.sqrt(L * reps)
+        h = float(row[f"half_width_{k}"])
+        out.update({f"half_width_{k}": h, f"sigma_{k}": sigma, f"sigma_{k}_lo": sigma * lo_f,
+                    f"sigma_{k}_hi": sigma * hi_f,
+                    f"sigma_runs_{k}": float(row[f"sigma_runs_{k}"]),
+                    f"sigma_pilot_{k}": pilot[k]})
+        for tag, f in (("", 1.0), ("_lo", lo_f), ("_hi", hi_f)):
+            oracle[tag] = max(oracle[tag], (z * sigma * f / h) ** 2)
+    out.update(oracle_steps=oracle[""], ratio=steps_mean / oracle[""],
+               ratio_lo=steps_mean / oracle["_hi"], ratio_hi=steps_mean / oracle["_lo"],
+               ratio_runs=float(row["steps_ratio_runs"]), ratio_pilot=float(row["steps_ratio"]))
+    return out
+
+
+def markdown(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The table's lines: each statistic's sigma three ways, the cost ratio three ways."""
+    lines = ["| cell | L | " + " | ".join(f"sigma {k}: reps [95%], runs, pilot" for k in STATS)
+             + " | binds | ratio, reps [95%] | ratio, runs' sigma | ratio, pilot |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for o in rows:
+        binds = max(STATS, key=lambda k: o[f"sigma_{k}"] / o[f"half_width_{k}"])
+        lines.append(
+            f"| {o['cell']} | {float(o['L']):.3g} | "
+            + " | ".join(f"{o[f'sigma_{k}']:.4g} [{o[f'sigma_{k}_lo']:.3g}, "
+                         f"{o[f'sigma_{k}_hi']:.3g}], {o[f'sigma_runs_{k}']:.4g}, "
+                         f"{o[f'sigma_pilot_{k}']:.4g}" for k in STATS)
+            + f" | {binds} | {o['ratio']:.2f} [{o['ratio_lo']:.2f}, {o['ratio_hi']:.2f}] | "
+            f"{o['ratio_runs']:.2f} | {o['ratio_pilot']:.2f} |")
+    return lines
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="two small cells, 8 short replications")
+    ap.add_argument("--csv", action="store_true",
+                    help="write results/cost_oracle.csv and .md")
+    ap.add_argument("--reps", type=int, default=256, help="replications a cell (default 256)")
+    ap.add_argument("--cells", default=r"^M/M/", help="regular expression on the M/M cells")
+    args = ap.parse_args(argv)
+    if args.reps < 2:
+        ap.error(f"--reps must be at least 2 (a variance needs two replications), got "
+                 f"{args.reps}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> Rows:
+    """Print the table (and write ``results/cost_oracle.csv`` with ``--csv``)."""
+    args = parse(argv)
+    rows = [r for r in _read(RESULTS / "coverage_precision.csv") if r["model"] == "M/M"]
+    pilots: dict[str, dict[str, float]] = {}
+    for r in _read(RESULTS / "coverage_reference.csv"):
+        pilots.setdefault(r["cell"], {})[r["stat"]] = float(r["sigma_asym"])
+    pattern = r"^M/M/(1|10) 0\.8$" if args.quick else args.cells
+    chosen = [r for r in rows if re.search(pattern, r["cell"])]
+    if not chosen:
+        raise SystemExit(f"no M/M cell of the coverage table matches --cells {pattern!r}")
+    reps, length = (8, 2**14) if args.quick else (args.reps, None)
+    out = [measure(r, pilots[r["cell"]], reps, length, seed=i + 1)
+           for i, r in enumerate(chosen)]
+    lines = markdown(out)
+    print("\n".join(lines))
+    if args.csv:  # the table the docs include, beside the CSV
+        (RESULTS / "cost_oracle.md").write_text("\n".join(lines) + "\n")
+    return finish(out, ("S", "load"), "cost_oracle")
+
+
+if __name__ == "__main__":
+    main()
