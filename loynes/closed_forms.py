@@ -4,7 +4,8 @@ Where each is used: :ref:`theory-kw-jsw` (Erlang C, M/D/c, Pollaczek-Khinchine) 
 :ref:`theory-stability-erlang-b`.
 
 All are independent of the simulation code: they are the oracles the simulations are tested
-against.
+against. Erlang B and C are written once, in :mod:`coupling.mms_exact` (the exact M/M/S
+sampler needs them, and :mod:`coupling` does not import :mod:`loynes`), and are named here.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numbers
 
 import numpy as np
 
+from coupling.mms_exact import erlang_b, erlang_c
 from recursions.dists import as_law
 from recursions.validation import check_int, check_nonnegative, check_positive, check_real
 
@@ -26,70 +28,6 @@ __all__ = [
     "mm_c_mean_wait",
     "pollaczek_khinchine_mean_wait",
 ]
-
-
-def erlang_b(servers: int, offered_load: float) -> float:
-    """Erlang B blocking probability ``B(c, a)`` of an M/G/c/c loss system.
-
-    Computed by the stable recursion ``1/B(n) = 1 + (n / a) / B(n - 1)``, ``B(0) = 1``
-    (relative error below 1e-14 against 50-digit arithmetic up to ``c = 10^5``; about 40 ms
-    at ``c = 10^6``). The log-space form ``P(N = c) / P(N <= c)``, ``N ~ Poisson(a)``,
-    underflows to ``inf`` for ``a`` above about 730 with few servers, or ``a > 2c``.
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``c`` (``>= 0``).
-    offered_load : float
-        Offered load ``a = lambda E[sigma]`` in Erlangs (total, not per server; ``>= 0``).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(erlang_b(2, 1.0), 6)
-    0.2
-    >>> erlang_b(1, 1.0), round(erlang_b(1, 800.0), 6)   # a / (1 + a) for one server
-    (0.5, 0.998752)
-    """
-    c = check_int(servers, "servers", 0)
-    a = check_nonnegative(offered_load, "offered_load")
-    if a == 0:
-        return 1.0 if c == 0 else 0.0
-    inv = 1.0
-    for n in range(1, c + 1):
-        inv = 1.0 + inv * n / a
-    return 1.0 / inv
-
-
-def erlang_c(servers: int, offered_load: float) -> float:
-    """Erlang C probability of waiting in M/M/c: ``c B / (c - a (1 - B))`` for ``a < c``.
-
-    Parameters
-    ----------
-    servers : int
-        Number of servers ``c`` (``>= 1``).
-    offered_load : float
-        Offered load ``a = lambda / mu`` in Erlangs (total; ``0 <= a < c``).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(erlang_c(1, 0.5), 6)
-    0.5
-    """
-    c = check_int(servers, "servers", 1)
-    a = check_nonnegative(offered_load, "offered_load")
-    if a >= c:
-        raise ValueError(f"offered_load must be < servers for a stable M/M/c queue, got "
-                         f"offered_load={a}, servers={c}")
-    b = erlang_b(c, a)
-    return float(c * b / (c - a * (1.0 - b)))
 
 
 def mm_c_mean_wait(servers: int, arrival_rate: float, service_rate: float) -> float:
