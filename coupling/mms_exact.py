@@ -65,6 +65,8 @@ def erlang_b(servers: int, offered_load: float) -> float:
     0.2
     >>> erlang_b(1, 1.0), round(erlang_b(1, 800.0), 6)   # a / (1 + a) for one server
     (0.5, 0.998752)
+    >>> erlang_b(0, 3.0)                                  # no server: everyone is blocked
+    1.0
     """
     c = check_int(servers, "servers", 0)
     a = check_nonnegative(offered_load, "offered_load")
@@ -92,8 +94,10 @@ def erlang_c(servers: int, offered_load: float) -> float:
 
     Examples
     --------
-    >>> round(erlang_c(1, 0.5), 6)
+    >>> round(erlang_c(1, 0.5), 6)        # M/M/1: rho
     0.5
+    >>> round(erlang_c(2, 1.0), 12)       # M/M/2 at a = 1: 1/3
+    0.333333333333
     """
     c = check_int(servers, "servers", 1)
     a = check_nonnegative(offered_load, "offered_load")
