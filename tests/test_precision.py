@@ -197,6 +197,38 @@ def test_precision_counts_only_after_enough_arrivals_per_server(monkeypatch):
     assert not short.precision.reached and short.precision.stopped_by == "max_steps"
 
 
+def test_a_run_precise_too_soon_goes_on_to_640_relaxation_times(monkeypatch):
+    # M/M/1 at 0.9: T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = 162 arrivals. A loose target is
+    # met long before 640 T; the run must go on to 640 T, and only the stop changes: the
+    # stages before it are those of the run without the rule
+    from recursions import precision as pr
+
+    system, inp = mm1(0.9)
+    settle = pr.MIN_RELAXATIONS * 162
+    assert pr.settle_of(system.relaxation(inp)) == settle == 103_680
+    with monkeypatch.context() as m:
+        m.setattr(pr, "MIN_RELAXATIONS", 0)
+        early = rc.simulate(system, inp, precision=0.5, rng=3)
+    assert early.precision.reached and early.precision.steps < settle
+    res = rc.simulate(system, inp, precision=0.5, rng=3)
+    assert res.precision.reached and settle <= res.precision.steps <= 16 * early.precision.steps
+    assert res.precision.stages > early.precision.stages
+    # the same path: capped at the early stop, the run with the rule is the early run
+    with pytest.warns(rc.SimulationWarning, match=r"precision not reached \(max_steps\)"):
+        capped = rc.simulate(system, inp, precision=0.5, rng=3, max_steps=early.precision.steps)
+    assert capped.mean_wait == early.mean_wait and capped.p_wait == early.p_wait
+    assert capped.precision.stages == early.precision.stages
+    # a budget under 640 T: not reached, and the warning says why
+    with pytest.warns(rc.SimulationWarning, match=r"640 heavy-traffic relaxation times"):
+        short = rc.simulate(system, inp, precision=0.5, rng=3, max_steps=settle // 2)
+    rep = short.precision
+    assert not rep.reached and rep.stopped_by == "max_steps"
+    assert set(rep.missed) == {"p_wait", "mean_wait"}
+    assert all(rep.needed[k] >= settle for k in rep.missed)
+    # systems without a heavy-traffic time scale (JIQ routing, loss) have no such rule
+    assert rc.JIQ(4).relaxation(rc.Poisson(3.6, E(1.0))) is None and pr.settle_of(None) == 0
+
+
 def test_a_run_stopped_under_the_floor_says_so_with_what_it_missed():
     # stopped under the floor (max_steps), the report asks for the floor at least and the
     # warning gives the half-widths that missed as well; a "zero" stop there says it too
