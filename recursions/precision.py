@@ -16,12 +16,14 @@ interval (:func:`~recursions.output_analysis.interval`), and the run stops when 
 interval is trusted (its batch means passed the independence test) and its half-width is
 within the target, unless the run is shorter than :data:`MIN_RELAXATIONS` heavy-traffic
 relaxation times of the system (FCFS G/G/S): it then goes on to that length, which no test
-of its own batch means can replace. Otherwise the next stage is longer: by the factor the
-half-widths say is needed, with a margin of 1.2 (at least :data:`MIN_GROWTH`, at most 16;
-rounded up to a length whose batches nest), or 2 while the batch means are still
-correlated. A budget (``max_steps`` per replication, ``max_seconds`` in all) stops the run
-early; the report then names the intervals that missed the target and the steps they would
-need.
+of its own batch means can replace. A system with no such time scale (routing other than to
+the least workload, loss, users' maps) stops only when two stages in a row are precise: the
+first precise stage is followed by one :data:`MIN_GROWTH` times longer. Otherwise the next
+stage is longer: by the factor the half-widths say is needed, with a margin of 1.2 (at least
+:data:`MIN_GROWTH`, at most 16; rounded up to a length whose batches nest), or 2 while the
+batch means are still correlated. A budget (``max_steps`` per replication, ``max_seconds``
+in all) stops the run early; the report then names the intervals that missed the target and
+the steps they would need.
 """
 
 from __future__ import annotations
@@ -64,10 +66,12 @@ short_run`). A run that looks precise sooner goes on to ``640 T`` (by at most 16
 near saturation a short run that happened to stay calm has small, weakly correlated batch
 means and passes every test of its own. E2/M/1 at load 0.99 (800 seeds): the coverage of
 ``mean_wait`` rose from 0.930 to 0.945 for 5% more arrivals; only the 104 runs that had
-stopped under ``640 T`` changed (``docs/intervals.md``, "Asking for a precision")."""
+stopped under ``640 T`` changed (``docs/intervals.md``, "Asking for a precision"). Systems
+with no such time scale confirm a precise stage on the next instead (:func:`settle_of`)."""
 
 MIN_GROWTH = 1.25
-"""The least factor a stage grows by when every interval is trusted (twice while not)."""
+"""The least factor a stage grows by when every interval is trusted (twice while not), and
+the factor of the stage that confirms a precise one (systems with no relaxation time)."""
 
 DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
                       ("mean_workload",))
@@ -225,7 +229,7 @@ def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationRe
     side, quiet = _side(system, kind), Quiet()
     if modes.precision is not None:
         floors = (floor_of(int(system.servers), kind),
-                  settle_of(system.relaxation(plan.input)))
+                  settle_of(system.relaxation(plan.input)))  # None: the run confirms
         return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floors))
     return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
 
@@ -245,21 +249,36 @@ def floor_of(servers: int, kind: str) -> int:
     return 0 if kind == "stationary" else min(MIN_PER_SERVER * servers, MAX_STEPS)
 
 
-def settle_of(relaxation: float | None) -> int:
+def settle_of(relaxation: float | None) -> int | None:
     """Arrivals per replication a run must reach before it may stop as precise.
 
     :data:`MIN_RELAXATIONS` relaxation times ``T`` (:meth:`recursions.System.relaxation`);
-    0 where the system has none. Unlike :func:`floor_of` this only holds back a stop: a run
-    not yet precise grows as its half-widths say.
+    ``None`` where the system has none: such a run stops only once two stages in a row are
+    precise instead (one more stage, :data:`MIN_GROWTH` times longer, confirms the first).
+    Unlike :func:`floor_of` this only holds back a stop: a run not yet precise grows as its
+    half-widths say.
 
     Examples
     --------
     >>> settle_of(162.0), settle_of(None)
-    (103680, 0)
+    (103680, None)
     """
     if relaxation is None or not math.isfinite(relaxation):
-        return 0
+        return None
     return min(math.ceil(MIN_RELAXATIONS * relaxation), MAX_STEPS)
+
+
+def _hold(precise: bool, n: int, settle: int | None, confirmed: bool) -> str | None:
+    """Why a stage whose intervals are all precise does not stop the run, or ``None``.
+
+    ``"settle"``: shorter than ``settle`` (:func:`settle_of`); ``"confirm"``: no settling
+    length is known and the stage before was not precise as well.
+    """
+    if not precise:
+        return None
+    if settle is None:
+        return None if confirmed else "confirm"
+    return "settle" if n < settle else None
 
 
 def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: Quiet,
@@ -356,15 +375,19 @@ def _plain_half_width(iv: Interval) -> float:
 
 def _not_reached(stopped: str, zero: Sequence[str], ivs: Mapping[str, Interval],
                  tol: Mapping[str, float], needed: Mapping[str, int | None], n: int,
-                 floors: tuple[int, int], steady: bool) -> str:
+                 floors: tuple[int, int | None], steady: bool, hold: str | None) -> str:
     """Why the precision was not reached (the warning's text after "precision not reached")."""
     floor, settle = floors
+    calm = "(a short run that stayed calm looks more precise than it is)"
     under = (f"under the {floor:,} arrivals per replication ({MIN_PER_SERVER} a server) a run "
              "must measure before its intervals count (a transient may outlast a shorter "
              "run)") if n < floor else (
         f"under the {settle:,} arrivals per replication ({MIN_RELAXATIONS} heavy-traffic "
-        "relaxation times) a run must measure before it may stop as precise (a short run "
-        "that stayed calm looks more precise than it is)") if n < settle else ""
+        f"relaxation times) a run must measure before it may stop as precise {calm}"
+    ) if settle is not None and n < settle else (
+        "precise at its last stage only, and a system with no heavy-traffic time scale must "
+        f"be precise at two stages in a row before it may stop {calm}"
+    ) if hold == "confirm" else ""
     if stopped == "zero":
         return (f": {', '.join(zero)} stayed 0 over {n:,} arrivals per replication, and a "
                 "relative half-width of 0 cannot be reached: ask for an absolute one "
@@ -395,11 +418,12 @@ def _growth(short: Sequence[str], ivs: Mapping[str, Interval], tol: Mapping[str,
 
 
 def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int,
-                   floors: tuple[int, int]) -> SimulationResult:
+                   floors: tuple[int, int | None]) -> SimulationResult:
     """Stages until every interval is within its target (the module's docstring), or a budget.
 
     ``floors`` are :func:`floor_of` (no stop, nor growth slower than to reach it, below) and
-    :func:`settle_of` (a run precise below it goes on to it).
+    :func:`settle_of` (a run precise below it goes on to it; ``None``: a run precise at one
+    stage goes on to confirm it at the next).
     """
     floor, settle = floors
     precision, relative, confidence = modes.precision, modes.relative, modes.confidence
@@ -410,6 +434,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
     # name -> (se, observations) of the last stage, guarded itself: a running maximum of the
     # stages' standard errors scaled to the current length
     prev: dict[str, tuple[float, float]] = {}
+    confirmed = False  # the last stage was precise too
     while True:
         t1 = time.perf_counter()
         res = quiet(partial(stages.run, n))
@@ -427,17 +452,19 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
         tol = {k: targets[k] * (abs(ivs[k].value) if relative else 1.0) for k in names}
         short = [k for k in names if n < floor
                  or not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
-        unsettled = not short and n < settle  # precise, but too soon to know it
-        if not short and not unsettled:
+        hold = _hold(not short, n, settle, confirmed)  # precise, but too soon to know it
+        if not short and hold is None:
             stopped = "precision"
             break
+        confirmed = not short
         zero = [k for k in short if relative and ivs[k].value == 0.0]
         if zero and count >= 3:  # nothing seen in three stages: a relative target is moot
             stopped = "zero"
             break
-        if unsettled:  # straight to the settling length, by at most 16 times
+        if hold is not None:  # to the settling length (by at most 16 times), or one stage on
             short = list(names)
-            target = min(16.0 * n, max(MIN_GROWTH * n, float(settle)))
+            target = (min(16.0 * n, max(MIN_GROWTH * n, float(settle)))
+                      if settle is not None else MIN_GROWTH * n)
         else:
             target = n * _growth(short, ivs, tol, steady, n, floor)
         nxt = stages.next(n, target, cap)  # at most cap: the last stage it allows
@@ -451,8 +478,8 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
             break
         n = nxt
     # below the floors a stage must reach them, whatever its half-widths say
-    needed = {k: (max(math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2), floor,
-                      settle)
+    least = max(floor, settle or 0, math.ceil(MIN_GROWTH * n) if hold == "confirm" else 0)
+    needed = {k: (max(math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2), least)
                   if steady and ivs[k].trusted and tol[k] > 0 else None) for k in short}
     report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
                              reached=not short, intervals=ivs, missed=tuple(short),
@@ -460,7 +487,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
                              stopped_by=stopped)
     missed = None if not short else (
         f"{res.system}: precision not reached"
-        + _not_reached(stopped, zero, ivs, tol, needed, n, floors, steady))
+        + _not_reached(stopped, zero, ivs, tol, needed, n, floors, steady, hold))
     out = _finish(res, names, auto, confidence, min(modes.base, n), kind, side)
     final: dict[str, Any] = {  # the estimates of the intervals the run stopped on
         k: Estimate(ivs[k].value, ivs[k].se) for k in names

@@ -123,12 +123,14 @@ def simulate(
         its value unless ``relative=False``. The run goes on in stages of growing length
         (every engine goes on from where a stage stopped; a run with ``record=True`` or a
         first stage shorter than 256 arrivals retraces the same path) until every interval
-        is trusted and within its
-        target, or a budget is spent; the result's ``precision`` says what was reached, and a
-        warning names what was not. ``steps`` is then the first stage's length (default
-        ``2**14``, or 16 arrivals a server on more than 1024 servers; on the engines that go
-        on, rounded down to a whole number of batches of a size that keeps at most 16 per
-        analysis batch: ``steps=8000`` runs 7680).
+        is trusted and within its target, or a budget is spent: for FCFS G/G/S no sooner
+        than :data:`~recursions.precision.MIN_RELAXATIONS` heavy-traffic relaxation times
+        (:meth:`~recursions.System.relaxation`), and for a system without that time scale
+        only once two stages in a row are precise. The result's ``precision`` says what was
+        reached, and a warning names what was not. ``steps`` is then the first stage's
+        length (default ``2**14``, or 16 arrivals a server on more than 1024 servers; on the
+        engines that go on, rounded down to a whole number of batches of a size that keeps
+        at most 16 per analysis batch: ``steps=8000`` runs 7680).
     relative : bool, default True
         Whether ``precision`` is a relative half-width.
     confidence : float, default 0.95

@@ -244,7 +244,9 @@ class System:
 
         whatever the number of servers. This is the time scale of Whitt's rules for planning
         queueing simulations (Management Science 35, 1989). The fixed-budget mode of
-        :func:`recursions.simulate` warns when a run is too short for it. Other systems
+        :func:`recursions.simulate` warns when a run is too short for it (``320 T``), and
+        its precision mode does not stop before ``640 T``
+        (:data:`recursions.precision.MIN_RELAXATIONS`). Other systems
         (loss, routing that does not join the least workload, users' maps) return ``None``:
         the approximation is not theirs to claim.
 

@@ -225,8 +225,29 @@ def test_a_run_precise_too_soon_goes_on_to_640_relaxation_times(monkeypatch):
     assert not rep.reached and rep.stopped_by == "max_steps"
     assert set(rep.missed) == {"p_wait", "mean_wait"}
     assert all(rep.needed[k] >= settle for k in rep.missed)
-    # systems without a heavy-traffic time scale (JIQ routing, loss) have no such rule
-    assert rc.JIQ(4).relaxation(rc.Poisson(3.6, E(1.0))) is None and pr.settle_of(None) == 0
+
+
+def test_a_system_with_no_time_scale_stops_on_two_precise_stages_in_a_row(monkeypatch):
+    # JIQ has no heavy-traffic relaxation time (nor loss systems, nor users' maps): a run
+    # precise at one stage goes on one stage (x1.25) and stops only if precise there too
+    from recursions import precision as pr
+
+    system, inp = rc.JIQ(4), rc.Poisson(3.6, E(1.0))
+    assert system.relaxation(inp) is None and pr.settle_of(None) is None
+    with monkeypatch.context() as m:
+        m.setattr(pr, "_hold", lambda precise, n, settle, confirmed: None)
+        first = rc.simulate(system, inp, precision=0.2, rng=5)
+    assert first.precision.reached
+    res = rc.simulate(system, inp, precision=0.2, rng=5)
+    assert res.precision.reached and res.precision.stages > first.precision.stages
+    assert res.precision.steps >= pr.MIN_GROWTH * first.precision.steps
+    # capped at that first precise stage: the same run, not reached, and the warning says why
+    with pytest.warns(rc.SimulationWarning, match=r"two stages in a row"):
+        capped = rc.simulate(system, inp, precision=0.2, rng=5, max_steps=first.precision.steps)
+    rep = capped.precision
+    assert capped.mean_wait == first.mean_wait and not rep.reached
+    assert rep.stopped_by == "max_steps" and set(rep.missed) == {"p_wait", "mean_wait"}
+    assert all(rep.needed[k] >= pr.MIN_GROWTH * first.precision.steps for k in rep.missed)
 
 
 def test_a_run_stopped_under_the_floor_says_so_with_what_it_missed():
