@@ -294,6 +294,30 @@ def test_large_systems_start_with_a_stage_of_16_arrivals_a_server():
     assert pr.floor_of(10**8, "empty") == pr.MAX_STEPS and pr.floor_of(10, "stationary") == 0
 
 
+def test_a_stage_under_the_floor_guards_no_later_stage(monkeypatch):
+    # its standard errors count no more than its intervals: on 100 servers the first stage
+    # (2**14 arrivals) is under the floor of 25 600, and its noisy errors used to hold the
+    # running maximum up for the whole run (M/M/100 at 0.8: 2.2 times the oracle's length)
+    import recursions.precision as pr
+
+    seen: list[tuple[bool, bool]] = []
+    guarded = pr._guarded
+
+    def spy(iv, prev, n):
+        seen.append((iv.trusted, prev is not None))
+        return guarded(iv, prev, n)
+
+    monkeypatch.setattr(pr, "_guarded", spy)
+    for servers, load, guards in ((100, 80.0, False), (2, 1.6, True)):
+        seen.clear()
+        res = rc.simulate(rc.JSW(servers), rc.Poisson(load, E(1.0)), precision=0.05,
+                          statistics=["mean_workload"], rng=0, max_steps=2**19)
+        assert res.precision.stages >= 2 and seen[0] == (True, False)  # trusted, unguarded
+        floor = pr.floor_of(servers, "empty")
+        assert (2**14 < floor) != guards
+        assert seen[1][1] is guards  # the second stage is guarded by the first over the floor
+
+
 def test_precision_on_a_users_map():
     m = rc.Map(rc.maps.jsw, servers=2, name="my-jsw")
     res = rc.simulate(m, rc.Poisson(1.2, E(1.0)), precision=0.05, warmup="auto", rng=3)
