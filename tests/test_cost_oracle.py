@@ -43,12 +43,29 @@ def test_quick_table_is_consistent_with_the_coverage_table(oracle):
     assert math.isnan(rows[1]["sigma_exact_mean_wait"])
 
 
+def test_warm_replications_of_a_cell_with_no_exact_start(oracle):
+    # LL(2) has no exact start: each replication is its own run from empty past a warm-up
+    (r,) = oracle.main(["--quick", "--warm"])
+    assert r["cell"] == "LL2(1000) 0.95" and r["L"] == 2**14 and r["reps"] == 8
+    with (BENCH / "results" / "coverage_precision.csv").open(newline="") as f:
+        row = next(x for x in csv.DictReader(f) if x["cell"] == r["cell"])
+    z = 1.959963984540054
+    for k in ("p_wait", "mean_wait", "mean_workload"):
+        assert 0 < r[f"sigma_{k}_lo"] < r[f"sigma_{k}"] < r[f"sigma_{k}_hi"]
+    need = max((z * r[f"sigma_{k}"] / float(row[f"half_width_{k}"])) ** 2
+               for k in ("p_wait", "mean_wait", "mean_workload"))
+    assert math.isclose(r["ratio"], float(row["steps_mean"]) / need)
+    assert math.isnan(r["sigma_exact_mean_wait"])
+
+
 def test_refuses_a_single_replication_and_unknown_cells(oracle, capsys):
     with pytest.raises(SystemExit):
         oracle.main(["--reps", "1"])
     assert "--reps must be at least 2" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no M/M cell"):
         oracle.main(["--cells", "^E2/M/"])
+    with pytest.raises(SystemExit, match="no JIQ or LL2 cell"):
+        oracle.main(["--warm", "--cells", "^M/M/"])
     with pytest.raises(SystemExit):  # a smoke test must not overwrite the committed table
         oracle.main(["--quick", "--csv"])
     assert "writes nothing" in capsys.readouterr().err
