@@ -329,6 +329,20 @@ def test_a_stage_under_the_floor_guards_no_later_stage(monkeypatch):
         assert seen[1][1] is guards  # the second is guarded by the first only over the floor
 
 
+def test_a_time_budget_stops_the_stages_and_says_so():
+    # max_seconds is checked after each stage (with the next stage's estimated time from
+    # the second on): a budget any stage overruns stops after the first, not reached
+    with pytest.warns(rc.SimulationWarning, match=r"precision not reached \(max_seconds\)"):
+        res = rc.simulate(rc.JSW(2), rc.Poisson(1.6, E(1.0)), precision=1e-4,
+                          max_seconds=1e-6, max_steps=2**18, rng=1)  # (else max_steps)
+    rep = res.precision
+    assert rep.stopped_by == "max_seconds" and not rep.reached and rep.stages == 1
+    assert rep.steps == rep.steps_used == 2**14 and set(rep.missed) == {"p_wait", "mean_wait"}
+    # what it would need: at least the 640 relaxation times of a run that may stop
+    assert all(n is None or n >= 640 * rc.JSW(2).relaxation(rc.Poisson(1.6, E(1.0)))
+               for n in rep.needed.values())
+
+
 def test_precision_on_a_users_map():
     m = rc.Map(rc.maps.jsw, servers=2, name="my-jsw")
     res = rc.simulate(m, rc.Poisson(1.2, E(1.0)), precision=0.05, warmup="auto", rng=3)
