@@ -31,7 +31,7 @@ from .estimate import Estimate, ratio_estimate
 from .output_analysis import clt_failures, merge_batches
 from .plan import RunPlan
 from .queue_kernels import counts_kernel, queues_kernel
-from .result import SimulationResult, warn_fixed_budget
+from .result import SimulationResult, warn_fixed_budget, warn_no_clt
 
 __all__ = ["CountsState", "QueueRun", "QueueSpec", "QueuesState", "queue_result",
            "start_queue_run"]
@@ -344,6 +344,8 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
     fwait, farr = fine[..., JOBS_T] - fine[..., BUSY_T], fine[..., ARR]
     fspan = fine[..., TIME_C] * spec.n
     blocking = spec.b > 0
+    no_clt = clt_failures(plan.input, ["p_wait", "mean_wait", "busy_fraction", "p_all_busy",
+                                       "mean_jobs", "p_block"])
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -372,10 +374,10 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
                "p_all_busy": (fine[..., ALLBUSY], farr),
                "mean_jobs": (fine[..., JOBS_T], fspan),
                **({"p_block": (fine[..., BLOCKED], farr)} if blocking else {})},
-        _no_clt=clt_failures(plan.input, ["p_wait", "mean_wait", "busy_fraction",
-                                          "p_all_busy", "mean_jobs", "p_block"]),
+        _no_clt=no_clt,
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )
     warn_fixed_budget(repr(system), check, result if plan.default else None)
+    warn_no_clt(repr(system), no_clt, no_clt)
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -528,6 +529,41 @@ def warn_fixed_budget(system: str, check: dg.BatchCheck | None,
                          None if result is None else untrusted_headline(result)) if m]
     if parts:
         dg.warn(f"{system}: " + ". Also, ".join(parts))
+
+
+HEADLINE_MEANS = ("mean_wait", "mean_response", "mean_jobs")
+"""The means :func:`warn_no_clt` looks at, in order: the first one a result keeps."""
+
+
+def warn_no_clt(system: str, no_clt: Mapping[str, str], kept: Collection[str]) -> None:
+    """One warning when a run's headline mean has no standard error behind it, on any system.
+
+    The first of :data:`HEADLINE_MEANS` in ``kept`` whose batch means have no normal limit
+    (:func:`recursions.output_analysis.clt_failures`: the input's laws give it an infinite
+    asymptotic variance) is named with the reason; its ``value +- se`` is shown all the same,
+    and :meth:`SimulationResult.interval` marks it untrusted.
+
+    Parameters
+    ----------
+    system : str
+        The system's ``repr``, which starts the message.
+    no_clt : mapping of str to str
+        The statistics with no central limit theorem, and why.
+    kept : collection of str
+        The statistics the result reports.
+
+    Warns
+    -----
+    recursions.SimulationWarning
+        Once, for the first such mean.
+
+    Examples
+    --------
+    >>> warn_no_clt("JSW(servers=1)", {}, ["mean_wait"])  # a finite variance: nothing to say
+    """
+    name = next((k for k in HEADLINE_MEANS if k in no_clt and k in kept), None)
+    if name is not None:
+        dg.warn(f"{system}: {name} +- se: {no_clt[name]}")
 
 
 def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: int) -> None:

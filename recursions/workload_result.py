@@ -18,7 +18,7 @@ from .chunks import Tables
 from .estimate import Estimate, ratio_estimate
 from .output_analysis import merge_batches
 from .plan import RunPlan
-from .result import SimulationResult, warn_fixed_budget
+from .result import SimulationResult, warn_fixed_budget, warn_no_clt
 
 __all__ = ["workload_result"]
 
@@ -71,7 +71,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
                           "response time" if redundant else "workload found at the joined server",
                           state=not plan.lean)
     # the statistics without a valid standard error (of every statistic: the quantiles read
-    # p_wait's and busy_fraction's); FCFS systems warn about their waits
+    # p_wait's and busy_fraction's); the headline mean among them is warned about
     no_clt = clt_failures(plan.input, list(every))
     # a fixed budget too short for the load's heavy-traffic relaxation time says so
     short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep,
@@ -109,8 +109,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     )
     if load_msg is None:
         warn_fixed_budget(repr(system), check, result if plan.default else None)
-    if system.fcfs and "mean_wait" in no_clt:
-        dg.warn(f"{system!r}: mean_wait +- se: {no_clt['mean_wait']}")
+    warn_no_clt(repr(system), no_clt, keep)
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
 

@@ -190,6 +190,19 @@ def test_statistics_without_a_clt_are_left_to_their_own_warning():
     assert not any("mean_wait: the confidence" in m or "and mean_wait: the" in m for m in msgs)
 
 
+@pytest.mark.parametrize("system", [rc.JIQ(4), rc.JpSW(3, 1), rc.JSQ(4)], ids=repr)
+def test_every_system_says_when_its_mean_has_no_clt(system):
+    # not FCFS alone: any system's headline mean with E[sigma^4] = inf is named in a warning
+    inp = rc.Poisson(1.5, rc.dists.Lomax(3.5, mean=1.0))
+    res, msgs = recorded(system, inp, steps=2**14, rng=1)
+    assert not res.interval("mean_wait").trusted
+    assert any("mean_wait +- se: the service law has E[sigma^4] = inf" in m for m in msgs)
+    # and nothing when the law has its fourth moment
+    _, msgs = recorded(system, rc.Poisson(1.5, rc.dists.Lomax(5.0, mean=1.0)), steps=2**14,
+                       rng=1)
+    assert not any("+- se" in m for m in msgs)
+
+
 def test_few_false_warnings_on_a_stable_system():
     # on i.i.d. batch means the test of independence leaves about 2% of 256-batch runs
     # untrusted per statistic; p_wait and mean_wait together about 4% (15 of 400 seeds
