@@ -344,8 +344,8 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
     fwait, farr = fine[..., JOBS_T] - fine[..., BUSY_T], fine[..., ARR]
     fspan = fine[..., TIME_C] * spec.n
     blocking = spec.b > 0
-    no_clt = clt_failures(plan.input, ["p_wait", "mean_wait", "busy_fraction", "p_all_busy",
-                                       "mean_jobs", "p_block"])
+    reported = ["p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs", "p_block"]
+    no_clt = clt_failures(plan.input, reported)
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -379,5 +379,5 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
         _den=np.zeros(0),
     )
     warn_fixed_budget(repr(system), check, result if plan.default else None)
-    warn_no_clt(repr(system), no_clt, no_clt)
+    warn_no_clt(repr(system), no_clt, reported)
     return result
