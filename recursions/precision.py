@@ -47,16 +47,6 @@ from .tables import Record
 
 __all__ = ["BASE_BATCHES", "FIRST_STEPS", "MAX_STEPS", "PrecisionReport", "Quiet", "analysed"]
 
-MIN_PER_SERVER = 256
-"""Arrivals per server (per replication) a run must measure before its precision counts,
-unless it starts from exact stationary states.
-
-MSER cannot tell a transient that outlasts the run from a steady level: LL(2) on 1000
-servers at load 0.95, started empty, stopped after 16 to 33 arrivals per server in 6 of 200
-runs, with intervals all below the true mean wait (``docs/intervals.md``, "Asking for a
-precision"). A run shorter than this goes on, in stages, until it has measured
-``MIN_PER_SERVER * servers`` arrivals."""
-
 MIN_RELAXATIONS = 640
 """Heavy-traffic relaxation times a run must measure before its precision counts, where the
 system has one (:meth:`recursions.System.relaxation`: FCFS G/G/S).
@@ -228,25 +218,10 @@ def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationRe
         raise ValueError("analysed needs a plan with modes")
     side, quiet = _side(system, kind), Quiet()
     if modes.precision is not None:
-        floors = (floor_of(int(system.servers), kind),
+        floors = (dg.floor_of(int(system.servers), kind),
                   settle_of(system.relaxation(plan.input)))  # None: the run confirms
         return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floors))
     return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
-
-
-def floor_of(servers: int, kind: str) -> int:
-    """Arrivals per replication a run must measure before its precision counts.
-
-    :data:`MIN_PER_SERVER` a server (at most :data:`MAX_STEPS`, the longest default stage),
-    none from exact stationary starts: a run shorter than this goes on, however steady it
-    looks.
-
-    Examples
-    --------
-    >>> floor_of(1000, "empty"), floor_of(1000, "stationary"), floor_of(10**9, "empty")
-    (256000, 0, 4294967296)
-    """
-    return 0 if kind == "stationary" else min(MIN_PER_SERVER * servers, MAX_STEPS)
 
 
 def settle_of(relaxation: float | None) -> int | None:
@@ -255,8 +230,8 @@ def settle_of(relaxation: float | None) -> int | None:
     :data:`MIN_RELAXATIONS` relaxation times ``T`` (:meth:`recursions.System.relaxation`);
     ``None`` where the system has none: such a run stops only once two stages in a row are
     precise instead (one more stage, :data:`MIN_GROWTH` times longer, confirms the first).
-    Unlike :func:`floor_of` this only holds back a stop: a run not yet precise grows as its
-    half-widths say.
+    Unlike :func:`~recursions.diagnostics.floor_of` this only holds back a stop: a run not
+    yet precise grows as its half-widths say.
 
     Examples
     --------
@@ -290,7 +265,8 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
     if not modes.default:
         return out
     # with the default batches: say when its headline intervals are not trusted
-    short = dg.short_run(system.relaxation(plan.input), out.steps)
+    short = dg.short_run(system.relaxation(plan.input), out.steps,
+                         floor=dg.floor_of(int(system.servers), kind))
     if short is not None and kind == "stationary":
         short += (". The interval of the replications' means (replication_interval) "
                   "does not rest on batch means: exact starts make it valid")
@@ -351,9 +327,9 @@ def _guarded(iv: Interval, prev: tuple[float, float] | None, seen: float) -> Int
     standard error came out small by chance; the previous stage's estimate of the same
     asymptotic variance (``se^2 n`` is about constant) guards against that. ``prev`` is
     itself guarded, so the guard is a running maximum over the stages at or over the floor
-    (:func:`floor_of`) since the statistic was last untrusted: a stage under the floor guards
-    no later stage (on 100 servers the first stage's errors, from a few busy periods, held
-    some runs of M/M/100 at 0.8 to sixteen times its oracle run length).
+    (:func:`recursions.diagnostics.floor_of`) since the statistic was last untrusted: a stage
+    under the floor guards no later stage (on 100 servers the first stage's errors, from a few
+    busy periods, held some runs of M/M/100 at 0.8 to sixteen times its oracle run length).
     """
     if prev is None or not iv.trusted or not (seen > 0):
         return iv
@@ -383,7 +359,7 @@ def _not_reached(stopped: str, zero: Sequence[str], ivs: Mapping[str, Interval],
     """Why the precision was not reached (the warning's text after "precision not reached")."""
     floor, settle = floors
     calm = "(a short run that stayed calm looks more precise than it is)"
-    under = (f"under the {floor:,} arrivals per replication ({MIN_PER_SERVER} a server) a run "
+    under = (f"under the {floor:,} arrivals per replication ({dg.MIN_PER_SERVER} a server) a run "
              "must measure before its intervals count (a transient may outlast a shorter "
              "run)") if n < floor else (
         f"under the {settle:,} arrivals per replication ({MIN_RELAXATIONS} heavy-traffic "
@@ -425,9 +401,9 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
                    floors: tuple[int, int | None]) -> SimulationResult:
     """Stages until every interval is within its target (the module's docstring), or a budget.
 
-    ``floors`` are :func:`floor_of` (no stop, nor growth slower than to reach it, below) and
-    :func:`settle_of` (a run precise below it goes on to it; ``None``: a run precise at one
-    stage goes on to confirm it at the next).
+    ``floors`` are :func:`~recursions.diagnostics.floor_of` (no stop, nor growth slower than to
+    reach it, below) and :func:`settle_of` (a run precise below it goes on to it; ``None``: a
+    run precise at one stage goes on to confirm it at the next).
     """
     floor, settle = floors
     precision, relative, confidence = modes.precision, modes.relative, modes.confidence

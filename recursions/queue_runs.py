@@ -25,7 +25,7 @@ from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
 from ._validate import MAX_COUNT
 from .chunks import KernelDraws, RunHandle, Tables, rebin, run_chunks
-from .diagnostics import batch_check
+from .diagnostics import batch_check, floor_of, short_run
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
 from .output_analysis import clt_failures, merge_batches
@@ -336,6 +336,10 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
     def per_server(col: np.ndarray) -> Estimate:
         return ratio_estimate(col, span)
 
+    # a fixed budget too short for the system's size says so (no relaxation time here)
+    short = short_run(system.relaxation(plan.input), float(arr.sum()) / plan.replications,
+                      None if plan.time is None else plan.input.mean_interarrival,
+                      floor_of(spec.n, "empty")) if plan.default else None
     phase_busy = None
     if spec.cox is not None:
         ests = [per_server(acc[..., PH0 + k]) for k in range(spec.phases)]
@@ -345,7 +349,7 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
     fspan = fine[..., TIME_C] * spec.n
     blocking = spec.b > 0
     reported = ["p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs", "p_block"]
-    no_clt = clt_failures(plan.input, reported)
+    no_clt = clt_failures(plan.input, reported, system.own_laws)
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
@@ -375,6 +379,7 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
                "mean_jobs": (fine[..., JOBS_T], fspan),
                **({"p_block": (fine[..., BLOCKED], farr)} if blocking else {})},
         _no_clt=no_clt,
+        _short=short,
         _prof=np.zeros(0),
         _den=np.zeros(0),
     )

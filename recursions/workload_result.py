@@ -72,10 +72,12 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
                           state=not plan.lean)
     # the statistics without a valid standard error (of every statistic: the quantiles read
     # p_wait's and busy_fraction's); the headline mean among them is warned about
-    no_clt = clt_failures(plan.input, list(every))
-    # a fixed budget too short for the load's heavy-traffic relaxation time says so
+    no_clt = clt_failures(plan.input, list(every), system.own_laws)
+    # a fixed budget too short for the load's heavy-traffic relaxation time (or, for a system
+    # without one, for its number of servers) says so
     short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep,
-                         None if plan.time is None else plan.input.mean_interarrival) \
+                         None if plan.time is None else plan.input.mean_interarrival,
+                         dg.floor_of(S, "empty" if plan.w0 is None else "given")) \
         if plan.default else None
     result = SimulationResult(
         system=repr(system),

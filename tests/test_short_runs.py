@@ -110,3 +110,45 @@ def test_given_batches_and_precision_mode_are_left_to_their_own_checks():
     assert not any(SHORT in m for m in msgs)
     res, msgs = messages(rc.JSW(1), rc.Poisson(0.8, EXP), precision=0.2, rng=1)
     assert not any(SHORT in m for m in msgs) and res.interval("mean_wait").trusted
+
+
+SIZE = "short for its size"
+
+
+def test_a_system_with_no_relaxation_time_is_held_to_256_arrivals_a_server():
+    # JIQ, LL(d), loss and users' maps have no heavy-traffic T: a fixed budget under the
+    # 256 arrivals a server precision mode asks for warns (JIQ(1000) at 0.95 on 100 a server
+    # covered 0.87 among the runs that did not warn)
+    assert short_run(None, 1023, floor=1024) is not None
+    assert short_run(None, 1024, floor=1024) is None and short_run(None, 5) is None
+    msg = short_run(None, 100, mean_interarrival=0.5, floor=1024)
+    assert SIZE in msg and "steps=1024 per replication (time=512)" in msg
+    system, inp = rc.JIQ(8), rc.Poisson(6.0, EXP)  # 2048 arrivals needed per replication
+    res, msgs = messages(system, inp, steps=2047, rng=4)
+    (msg,) = [m for m in msgs if SIZE in m]
+    assert msg.startswith("JIQ(servers=8") and "2047 measured arrivals per replication" in msg
+    for stat in ("p_wait", "mean_wait"):
+        assert not res.interval(stat).trusted and SIZE in res.interval(stat).reason
+    _, msgs = messages(system, inp, steps=2048, replications=2, rng=4)
+    assert not any(SIZE in m for m in msgs)
+    _, msgs = messages(system, inp, steps=1024, replications=2, rng=4)  # per replication
+    assert any(SIZE in m for m in msgs)
+
+
+@pytest.mark.parametrize("system", [rc.JSQ(8), rc.JIQ(8, buffer=3), rc.Loss(8)], ids=repr)
+def test_queue_length_and_loss_systems_are_held_to_it_too(system):
+    inp = rc.Poisson(6.0, EXP)
+    _, msgs = messages(system, inp, steps=2000, rng=1)
+    assert any(SIZE in m for m in msgs)
+    _, msgs = messages(system, inp, steps=2048, rng=1)
+    assert not any(SIZE in m for m in msgs)
+
+
+def test_exact_starts_and_fcfs_are_not_held_to_it():
+    # from exact stationary draws there is no transient: no floor (the J2SW draws are exact)
+    _, msgs = messages(rc.JpSW(3, 1), rc.Poisson(1.5, EXP), steps=500, replications=4,
+                       start="stationary", rng=1)
+    assert not any(SIZE in m for m in msgs)
+    # FCFS has its relaxation time instead: M/M/8 at 0.5 needs 640 arrivals, not 2048
+    _, msgs = messages(rc.JSW(8), rc.Poisson(4.0, EXP), steps=700, rng=1)
+    assert not any(SIZE in m or SHORT in m for m in msgs)
