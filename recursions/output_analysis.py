@@ -545,7 +545,8 @@ MEANS = ("mean_wait", "mean_workload", "mean_response", "mean_jobs", "overflow_w
 """Statistics whose batch means need ``E[sigma^4] < inf`` (:func:`clt_failures`)."""
 
 
-def clt_failures(input: Any, statistics: Sequence[str]) -> dict[str, str]:
+def clt_failures(input: Any, statistics: Sequence[str], laws: Sequence[Any] = ()
+                 ) -> dict[str, str]:
     """The statistics whose batch-means standard error has no central limit theorem behind it.
 
     * Every statistic, when an interarrival or service law has an infinite variance: the
@@ -565,6 +566,9 @@ def clt_failures(input: Any, statistics: Sequence[str]) -> dict[str, str]:
         The run's input.
     statistics : sequence of str
         The statistics to check.
+    laws : sequence of recursions.dists.Law, optional
+        Service laws the system draws itself (:attr:`recursions.System.own_laws`: the job
+        classes' component sizes of redundancy), held to the same conditions.
 
     Returns
     -------
@@ -578,12 +582,12 @@ def clt_failures(input: Any, statistics: Sequence[str]) -> dict[str, str]:
     >>> sorted(clt_failures(inp, ["p_wait", "mean_wait"]))
     ['mean_wait']
     """
-    if not input.finite_variance:
+    if not (input.finite_variance and all(math.isfinite(law.var) for law in laws)):
         why = ("an interarrival or service law has an infinite variance, so the regeneration "
                "cycles have an infinite second moment and batch means (of indicators and "
                "quantiles too) have no normal limit: no standard error holds")
         return {k: why for k in statistics}
-    if input.finite_service_moment(4):
+    if input.finite_service_moment(4) and all(law.finite_moment(4) for law in laws):
         return {}
     why = ("the service law has E[sigma^4] = inf, so the time average has no finite "
            "asymptotic variance (Daley 1968) and no standard error holds at any run length; "

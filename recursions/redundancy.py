@@ -284,6 +284,25 @@ class Redundancy(System):
         super().__post_init__()
 
     @property
+    def own_laws(self) -> tuple[Any, ...]:
+        """The classes' component size laws, which the standard errors' moment conditions read.
+
+        Those of ``joint`` classes are left out: their moments are the user's to know. The
+        conditions of :func:`recursions.output_analysis.clt_failures` are then applied to
+        one component's size, which is conservative: the time a job holds a server is at most
+        its component's size, and with ``k < d`` the ``k``-th of ``d`` i.i.d. sizes has a
+        lighter tail than one size.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> from recursions.redundancy import JobClass, Redundancy
+        >>> Redundancy(4, [JobClass(2, 1, rc.dists.Lomax(3.5, mean=1.0))]).own_laws
+        (Lomax(shape=3.5, scale=2.5; mean=1, scv=2.33333),)
+        """
+        return tuple(c.size for c in self.classes if c.joint is None)
+
+    @property
     def dmax(self) -> int:
         """Largest number of components ``max_j d_j``."""
         return max(c.d for c in self.classes)

@@ -125,6 +125,22 @@ class System:
         return (*first, "mean_workload", "busy_fraction", "p_all_busy")
 
     @property
+    def own_laws(self) -> tuple[Any, ...]:
+        """Laws of work the system draws itself, beyond its input's.
+
+        None but the job-class size laws of :class:`~recursions.redundancy.Redundancy`. The
+        moment conditions behind the standard errors
+        (:func:`recursions.output_analysis.clt_failures`) read them as well as the input's.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> rc.JSW(2).own_laws
+        ()
+        """
+        return ()
+
+    @property
     def is_loss_system(self) -> bool:
         """Whether arrivals can be lost (statistics then include ``p_loss``)."""
         return self.has_loss

@@ -203,6 +203,26 @@ def test_every_system_says_when_its_mean_has_no_clt(system):
     assert not any("+- se" in m for m in msgs)
 
 
+@pytest.mark.parametrize("shape, says", [(3.5, "E[sigma^4] = inf"),
+                                         (1.8, "infinite variance")])
+def test_redundancy_reads_its_job_classes_laws(shape, says):
+    # the input of a redundancy system carries arrivals only; the sizes come from the job
+    # classes, whose laws the moment conditions must read (they printed +- se with no word)
+    size = rc.dists.Lomax(shape, mean=1.0)
+    system = rc.Redundancy(4, [rc.JobClass(2, 1, size)])
+    res, msgs = recorded(system, system.poisson(1.6), steps=2**14, rng=1)
+    assert any(m.startswith("Redundancy") and "mean_response +- se" in m and says in m
+               for m in msgs)
+    assert not res.interval("mean_response").trusted
+    # a light tail says nothing, and neither does a joint sampler (its moments are unknown)
+    light = rc.Redundancy(4, [rc.JobClass(2, 1, rc.dists.Lomax(5.0, mean=1.0))])
+    _, msgs = recorded(light, light.poisson(1.6), steps=2**14, rng=1)
+    assert not any("+- se" in m for m in msgs)
+    joint = rc.Redundancy(4, [rc.JobClass(2, 1, joint=lambda g, n: size.sample(g, 2 * n)
+                                          .reshape(n, 2), mean_size=1.0)])
+    assert joint.own_laws == ()
+
+
 def test_few_false_warnings_on_a_stable_system():
     # on i.i.d. batch means the test of independence leaves about 2% of 256-batch runs
     # untrusted per statistic; p_wait and mean_wait together about 4% (15 of 400 seeds
