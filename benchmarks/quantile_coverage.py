@@ -33,9 +33,27 @@ from Erlang B's recursion ``B_k = a B_{k-1} / (k + a B_{k-1})`` and
 ``C = B / (1 - rho (1 - B))``, here in numpy-free Python, not from the library. All three
 cells have ``C`` above 0.66, so q = 0.5 and 0.9 both lie above the atom (the smallest
 quantile is 0.14, M/M/40 at 0.95); :func:`exact_quantiles` refuses a ``q`` on the atom.
-Their ``workload_quantile`` rows read "not applicable" (empty numbers in the CSV): the
-workload of one server of M/M/S seen by an arrival has no closed form here, and no oracle is
-made up for it.
+
+``workload_quantile`` reads the profile ``x_w``: the share of servers whose workload (the
+time until they would be free, serving everyone present in FCFS order) exceeds ``w``, as an
+arrival finds them. For M/M/S it has a closed form (:func:`mms_server_workload_sf`), derived
+here from the birth-death chain and the memoryless law. With ``n < S`` customers present,
+``n`` servers each have an exponential remaining service: ``x_w = (n / S) e^{-w}``. With
+``S + k`` present the ``k`` waiting start at the first ``k`` departures, which come at rate
+``S``, so at time ``T_k ~ Gamma(k, S)``; then the ``S`` servers free for good one by one, at
+``T_k`` plus the order statistics of ``S`` i.i.d. exponentials, and the expected number of
+them past ``w`` is ``S E[min(1, e^{T_k - w})]``. Over the stationary law (PASTA: arrivals see
+time averages), ``P(N = S + k) = C (1 - rho) rho^k``, and a geometric mixture of
+``Gamma(k, S)``, ``k >= 1``, is exponential of rate ``beta = S - a``:
+
+``x_w = (a / S - C) e^{-w} + C ((1 - rho) e^{-w} + rho h(w))``,
+``h(w) = E[min(1, e^{T - w})] = e^{-beta w} + beta e^{-w} (e^{(1 - beta) w} - 1) / (1 - beta)``
+
+(``(1 + w) e^{-w}`` at ``beta = 1``), using ``E[busy servers] = a`` for the first term; at
+``w = 0`` it is ``rho``, the share of busy servers. The quantile solves ``x_w = 1 - q`` (by
+bisection) and exists for ``q > 1 - rho``. ``tests/test_quantile_coverage.py`` checks the
+form against a sum over the chain's states with gamma tails and against exact stationary
+draws (``coupling.mms_states``).
 
 Every run: ``--steps`` arrivals (default ``2**21``) after ``steps // 10`` of warm-up, 256
 batches, a grid of 1201 levels to three times the largest exact quantile, seed
@@ -71,7 +89,6 @@ QS = (0.5, 0.9)
 KINDS = ("wait_quantile", "workload_quantile")
 LOMAX_SHAPE = 3.5
 QUICK_CELLS = r"^M/M/1 0\.9$|^M/Lomax\(3\.5\)/1 0\.8$"
-NOT_APPLICABLE = "not applicable"
 INT_COLUMNS = ("runs", "steps")
 TEXT_COLUMNS = ("cell", "statistic")
 
@@ -89,11 +106,6 @@ class Cell:
         """``M/M/1 0.9``, ``M/Lomax(3.5)/1 0.8`` or ``M/M/10 0.95``."""
         law = "M" if self.service == "exp" else f"Lomax({LOMAX_SHAPE:g})"
         return f"M/{law}/{self.servers} {self.load:g}"
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        """The quantiles with an oracle: both on one server, the wait only on several."""
-        return KINDS if self.servers == 1 else ("wait_quantile",)
 
     def law(self) -> Any:
         """The service law, mean 1."""
@@ -130,6 +142,41 @@ def erlang_c_quantile(servers: int, a: float, q: float) -> float:
     return math.log(c / (1.0 - q)) / (servers - a)
 
 
+def mms_server_workload_sf(servers: int, a: float, w: float) -> float:
+    """``x_w``: the share of servers of FCFS M/M/S with workload above ``w``, seen by arrivals.
+
+    The closed form of the module's docstring (service rate 1, offered load ``a < S``).
+    """
+    c, rho, beta = erlang_c(servers, a), a / servers, servers - a
+    e = math.exp(-w)
+    if abs(beta - 1.0) < 1e-9:
+        h = (1.0 + w) * e
+    else:
+        h = math.exp(-beta * w) + beta * e * math.expm1((1.0 - beta) * w) / (1.0 - beta)
+    return (rho - c) * e + c * ((1.0 - rho) * e + rho * h)
+
+
+def mms_server_workload_quantile(servers: int, a: float, q: float) -> float:
+    """The ``q``-quantile of one server's workload seen by arrivals of FCFS M/M/S.
+
+    Solves ``x_w = 1 - q`` by bisection (``x_w`` falls from ``rho`` at 0 to 0). Refuses a
+    ``q`` at or below ``1 - rho``, whose quantile is the atom at 0 (an idle server).
+    """
+    rho = a / servers
+    if q <= 1.0 - rho:
+        raise ValueError(f"q = {q:g} lies on the atom at 0 of one server of M/M/{servers} with "
+                         f"a = {a:g} (1 - rho = {1 - rho:.4g}): choose q above it")
+    lo, hi = 0.0, 1.0
+    while mms_server_workload_sf(servers, a, hi) > 1.0 - q:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if mms_server_workload_sf(servers, a, mid) > 1.0 - q else (lo, mid)
+        if hi - lo <= 1e-13 * hi:
+            break
+    return 0.5 * (lo + hi)
+
+
 def lomax_waits(rho: float, samples: int, seed: int) -> np.ndarray:
     """Stationary waits of M/Lomax/1 (service mean 1) by the Benes form, drawn with numpy."""
     gen = np.random.default_rng(seed)
@@ -140,17 +187,25 @@ def lomax_waits(rho: float, samples: int, seed: int) -> np.ndarray:
     return np.bincount(np.repeat(np.arange(samples), k), weights=y, minlength=samples)
 
 
-def exact_quantiles(cell: Cell, samples: int,
-                    seed: int = 12345) -> dict[float, tuple[float, float]]:
-    """``{q: (quantile, its standard error)}`` of the stationary wait, without the library."""
+def exact_quantiles(cell: Cell, samples: int, seed: int = 12345
+                    ) -> dict[str, dict[float, tuple[float, float]]]:
+    """``{kind: {q: (quantile, its standard error)}}`` of the stationary law, without the library.
+
+    ``kind`` is ``"wait_quantile"`` or ``"workload_quantile"`` (:data:`KINDS`): on one server
+    the two laws are the same.
+    """
     rho = cell.load
     if cell.servers > 1:
         if cell.service != "exp":
             raise ValueError(f"{cell.label}: no oracle for a multi-server non-exponential cell")
-        return {q: (erlang_c_quantile(cell.servers, rho * cell.servers, q), 0.0) for q in QS}
+        s, a = cell.servers, rho * cell.servers
+        return {"wait_quantile": {q: (erlang_c_quantile(s, a, q), 0.0) for q in QS},
+                "workload_quantile": {q: (mms_server_workload_quantile(s, a, q), 0.0)
+                                      for q in QS}}
     if cell.service == "exp":
         # P(W > w) = rho exp(-(1 - rho) w): the least w with P(W > w) <= 1 - q
-        return {q: (max(0.0, math.log(rho / (1 - q)) / (1 - rho)), 0.0) for q in QS}
+        one = {q: (max(0.0, math.log(rho / (1 - q)) / (1 - rho)), 0.0) for q in QS}
+        return dict.fromkeys(KINDS, one)
     w = lomax_waits(rho, samples, seed)
     out = {}
     for q in QS:
@@ -158,29 +213,19 @@ def exact_quantiles(cell: Cell, samples: int,
         h = 0.01 * max(x, 1e-9)                             # density by a central difference
         dens = float(np.mean(np.abs(w - x) <= h)) / (2 * h)
         out[q] = (x, math.sqrt(q * (1 - q) / samples) / dens if dens > 0 else math.inf)
-    return out
+    return dict.fromkeys(KINDS, out)
 
 
-def not_applicable(cell: Cell, kind: str, q: float, steps: int,
-                   confidence: float) -> dict[str, Any]:
-    """A row for a quantile without an oracle: every measured column empty (NaN)."""
-    nan = math.nan
-    return {"cell": cell.label, "statistic": kind, "q": q, "nominal": confidence, "runs": 0,
-            "steps": steps, "exact": nan, "exact_se": nan, "coverage": nan,
-            "coverage_se": nan, "half_width_mean": nan, "trusted": nan,
-            "mean_wait_trusted": nan}
-
-
-def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float, float]],
+def run_cell(cell: Cell, seeds: int, steps: int,
+             exact: dict[str, dict[float, tuple[float, float]]],
              confidence: float = 0.95) -> list[dict[str, Any]]:
     """``seeds`` runs of ``cell``; one row per quantile kind and level."""
-    grid = np.linspace(0.0, 3.0 * max(x for x, _ in exact.values()), 1201)
+    grid = np.linspace(0.0, 3.0 * max(x for e in exact.values() for x, _ in e.values()), 1201)
     system = rc.JSW(cell.servers)
     inp = rc.Poisson(cell.load * cell.servers, cell.law())
-    kinds = cell.kinds
-    hits: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in kinds for q in QS}
-    half: dict[tuple[str, float], list[float]] = {(k, q): [] for k in kinds for q in QS}
-    trusted: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in kinds for q in QS}
+    hits: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in KINDS for q in QS}
+    half: dict[tuple[str, float], list[float]] = {(k, q): [] for k in KINDS for q in QS}
+    trusted: dict[tuple[str, float], list[bool]] = {(k, q): [] for k in KINDS for q in QS}
     mean_trusted = []
     for s in range(seeds):
         with warnings.catch_warnings():
@@ -188,23 +233,19 @@ def run_cell(cell: Cell, seeds: int, steps: int, exact: dict[float, tuple[float,
             res = rc.simulate(system, inp, steps, warmup=steps // 10, batches=256, grid=grid,
                               rng=7000 + s)
         mean_trusted.append(bool(res.interval("mean_wait").trusted))
-        for kind in kinds:
+        for kind in KINDS:
             for q in QS:
                 iv = getattr(res, kind)(q, confidence)
-                hits[kind, q].append(bool(iv.covers(exact[q][0])))
+                hits[kind, q].append(bool(iv.covers(exact[kind][q][0])))
                 half[kind, q].append(float(iv.half_width))
                 trusted[kind, q].append(bool(iv.trusted))
     rows = []
     for kind in KINDS:
         for q in QS:
-            if kind not in kinds:
-                rows.append(not_applicable(cell, kind, q, steps, confidence))
-                continue
-            h = np.asarray(hits[kind, q], dtype=float)
-            c = float(h.mean())
+            c = float(np.mean(hits[kind, q]))
             rows.append({"cell": cell.label, "statistic": kind, "q": q, "nominal": confidence,
-                         "runs": seeds, "steps": steps, "exact": exact[q][0],
-                         "exact_se": exact[q][1], "coverage": c,
+                         "runs": seeds, "steps": steps, "exact": exact[kind][q][0],
+                         "exact_se": exact[kind][q][1], "coverage": c,
                          "coverage_se": math.sqrt(c * (1 - c) / seeds),
                          "half_width_mean": float(np.nanmean(half[kind, q])),
                          "trusted": float(np.mean(trusted[kind, q])),
@@ -242,10 +283,6 @@ def markdown(rows: Sequence[dict[str, Any]]) -> str:
             "mean_wait trusted |")
     lines = [head, "|" + "---|" * head.count(" |")]
     for r in rows:
-        if r["runs"] == 0:
-            lines.append(f"| {r['cell']} | {r['statistic']} | {r['q']:g} | {NOT_APPLICABLE} "
-                         f"(no closed form) | {NOT_APPLICABLE} | – | – | – |")
-            continue
         ex = f"{r['exact']:.4g}" + (f" ± {r['exact_se']:.1g}" if r["exact_se"] > 0 else "")
         lines.append(f"| {r['cell']} | {r['statistic']} | {r['q']:g} | {ex} | "
                      f"{r['coverage']:.3f} ± {r['coverage_se']:.3f} | "

@@ -120,7 +120,8 @@ def qcov():
 def test_quantile_oracles(qcov):
     # M/M/1: P(W > w) = rho exp(-(1 - rho) w), so P(W > x_q) = 1 - q at the exact quantile
     ex = qcov.exact_quantiles(qcov.Cell("exp", 0.9), 0)
-    for q, (x, se) in ex.items():
+    assert ex["wait_quantile"] == ex["workload_quantile"]   # one server: the same law
+    for q, (x, se) in ex["wait_quantile"].items():
         assert 0.9 * math.exp(-0.1 * x) == pytest.approx(1 - q) and se == 0.0
     # M/Lomax/1: the Benes draws have the Pollaczek-Khinchine mean rho E[s^2] / (2 (1 - rho))
     law = qcov.Cell("lomax", 0.8).law()

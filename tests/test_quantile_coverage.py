@@ -1,4 +1,4 @@
-"""benchmarks/quantile_coverage.py's multi-server cells: Erlang C, the quick table, the merge.
+"""benchmarks/quantile_coverage.py's multi-server cells: the oracles, the quick table, the merge.
 
 The single-server cells' tests are in ``test_coverage_harness.py``.
 """
@@ -41,7 +41,7 @@ def test_erlang_c_oracle(qcov):
     for cell in multi_cells(qcov):
         s, a = cell.servers, cell.load * cell.servers
         c = erlang_c_by_sums(s, a)
-        for q, (x, se) in qcov.exact_quantiles(cell, 0).items():
+        for q, (x, se) in qcov.exact_quantiles(cell, 0)["wait_quantile"].items():
             # strictly above the atom at 0, and P(W > x) = C exp(-(S - a) x) = 1 - q there
             assert q > 1 - c and x > 0 and se == 0.0
             assert c * math.exp(-(s - a) * x) == pytest.approx(1 - q, rel=1e-10)
@@ -56,7 +56,7 @@ def test_oracle_is_the_tail_wait_quantile_reads(qcov):
     # wait_quantile reads the tail of what arrivals found at the server joined (wait_sf): at
     # the Erlang C quantiles of M/M/10 at 0.9 that tail must be 1 - q, within its own se
     cell = multi_cells(qcov)[0]
-    ex = qcov.exact_quantiles(cell, 0)
+    ex = qcov.exact_quantiles(cell, 0)["wait_quantile"]
     levels = [0.0] + [ex[q][0] for q in qcov.QS]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)
@@ -69,22 +69,80 @@ def test_oracle_is_the_tail_wait_quantile_reads(qcov):
     assert np.all(np.abs(est.value - want) < 4 * est.se), (est.value, want, est.se)
 
 
+def workload_sf_by_states(s: int, a: float, w: float) -> float:
+    """``x_w`` of M/M/S summed over the chain's states, with gamma tails (no mixture trick).
+
+    ``n < S`` present: ``n`` exponential remaining services. ``S + k``: the ``k`` waiting
+    start at departures of rate ``S`` (``T ~ Gamma(k, S)``), and the expected share of
+    servers still busy at ``w`` is ``E[min(1, e^{T - w})] = P(T > w) + e^{-w} E[e^T; T <= w]``,
+    with ``E[e^T; T <= w] = (S / (S - 1))^k P(Gamma(k, S - 1) <= w)``.
+    """
+    from scipy.stats import gamma
+
+    weights = [a**n / math.factorial(n) for n in range(s)]
+    top = a**s / math.factorial(s)
+    rho = a / s
+    kmax = int(math.log(1e-18) / math.log(rho)) + 1
+    norm = sum(weights) + top / (1 - rho)
+    x = sum(p * n / s for n, p in enumerate(weights)) * math.exp(-w)
+    for k in range(kmax):
+        if k == 0:
+            share = math.exp(-w)
+        else:
+            share = (gamma.sf(w, k, scale=1 / s) + math.exp(-w) * (s / (s - 1)) ** k
+                     * gamma.cdf(w, k, scale=1 / (s - 1)))
+        x += top * rho**k * share
+    return x / norm
+
+
+@pytest.mark.parametrize(("s", "a"), [(10, 9.0), (10, 9.5), (40, 38.0), (3, 1.5)])
+def test_server_workload_oracle_against_the_states(qcov, s, a):
+    for w in (0.0, 0.3, 1.0, 2.5, 6.0):
+        assert qcov.mms_server_workload_sf(s, a, w) == pytest.approx(
+            workload_sf_by_states(s, a, w), rel=1e-8, abs=1e-14)
+    assert qcov.mms_server_workload_sf(s, a, 0.0) == pytest.approx(a / s, rel=1e-12)
+    for q in (q for q in qcov.QS if q > 1 - a / s):   # above the atom of idle servers
+        x = qcov.mms_server_workload_quantile(s, a, q)
+        assert qcov.mms_server_workload_sf(s, a, x) == pytest.approx(1 - q, rel=1e-9)
+
+
+def test_server_workload_oracle_against_exact_draws(qcov):
+    # the share of servers busy past w in exact stationary states (the birth-death chain and
+    # memoryless services, coupling.mms_states), 200 000 of them: within 4 standard errors
+    import coupling as cp
+
+    s, a = 10, 9.0
+    states = np.asarray(cp.mms_states(rc.JSW(s), rc.Poisson(a, rc.dists.Exponential(1.0)),
+                                      200_000, rng=5))
+    for w in (0.0, 0.5, 1.2, 3.0):
+        share = (states > w).mean(axis=1)
+        se = share.std() / math.sqrt(share.size)
+        assert abs(share.mean() - qcov.mms_server_workload_sf(s, a, w)) < 4 * se
+
+
+def test_server_workload_oracle_edges(qcov):
+    # beta = S - a = 1 has its own branch: continuous with its neighbours
+    for w in (0.1, 0.7, 3.0):
+        at = qcov.mms_server_workload_sf(2, 1.0, w)
+        assert at == pytest.approx(qcov.mms_server_workload_sf(2, 1.0 + 1e-5, w), rel=1e-4)
+        assert at == pytest.approx(workload_sf_by_states(2, 1.0, w), rel=1e-8)
+    with pytest.raises(ValueError, match="atom"):   # q <= 1 - rho: an idle server
+        qcov.mms_server_workload_quantile(10, 5.0, 0.5)
+
+
 def test_quick_multi_server_table(qcov):
     rows = list(qcov.main(["--quick", "--cells", r"^M/M/10 0\.9$"]))
     assert [(r["statistic"], r["q"]) for r in rows] == [
         (k, q) for k in qcov.KINDS for q in qcov.QS]
     for r in rows:
         assert r["cell"] == "M/M/10 0.9"
-        if r["statistic"] == "wait_quantile":
-            assert 0 <= r["coverage"] <= 1 and r["runs"] == 4 and r["half_width_mean"] > 0
-            assert r["coverage_se"] == pytest.approx(
-                math.sqrt(r["coverage"] * (1 - r["coverage"]) / 4))
-            assert r["exact"] == pytest.approx(
-                math.log(erlang_c_by_sums(10, 9.0) / (1 - r["q"])), rel=1e-10)
-        else:   # no oracle for one server's workload on M/M/10: not applicable, no number
-            assert r["runs"] == 0 and math.isnan(r["coverage"]) and math.isnan(r["exact"])
-    md = qcov.markdown(rows).splitlines()
-    assert sum("not applicable" in line for line in md) == 2
+        assert 0 <= r["coverage"] <= 1 and r["runs"] == 4 and r["half_width_mean"] > 0
+        assert r["coverage_se"] == pytest.approx(
+            math.sqrt(r["coverage"] * (1 - r["coverage"]) / 4))
+        want = (math.log(erlang_c_by_sums(10, 9.0) / (1 - r["q"]))
+                if r["statistic"] == "wait_quantile"
+                else qcov.mms_server_workload_quantile(10, 9.0, r["q"]))
+        assert r["exact"] == pytest.approx(want, rel=1e-10)
     with pytest.raises(SystemExit):
         qcov.main(["--quick", "--cells", "no such cell"])
     with pytest.raises(SystemExit):
