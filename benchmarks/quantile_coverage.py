@@ -149,10 +149,14 @@ def mms_server_workload_sf(servers: int, a: float, w: float) -> float:
     """
     c, rho, beta = erlang_c(servers, a), a / servers, servers - a
     e = math.exp(-w)
+    # h = e^{-beta w} + beta (e^{-beta w} - e^{-w}) / (1 - beta), the difference written with
+    # expm1 of a negative argument on either side of beta = 1 (no overflow at large w)
     if abs(beta - 1.0) < 1e-9:
         h = (1.0 + w) * e
-    else:
+    elif beta > 1.0:
         h = math.exp(-beta * w) + beta * e * math.expm1((1.0 - beta) * w) / (1.0 - beta)
+    else:
+        h = math.exp(-beta * w) * (1.0 - beta * math.expm1((beta - 1.0) * w) / (1.0 - beta))
     return (rho - c) * e + c * ((1.0 - rho) * e + rho * h)
 
 

@@ -26,14 +26,16 @@ import sys
 import warnings
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 import numpy as np
 
+from .output_analysis import finite_variances
 from .plan import MAX_STEPS, REPORTED_BATCHES
 from .tables import Record
 
-__all__ = ["MIN_PER_SERVER", "BatchCheck", "SimulationWarning", "batch_check", "floor_of",
-           "load_warning", "short_run"]
+__all__ = ["MIN_PER_SERVER", "BatchCheck", "SimulationWarning", "batch_check", "floor_for",
+           "floor_of", "load_warning", "short_run"]
 
 TREND_Z = 5.0
 """A trend is flagged when its t statistic is as improbable as ``|z| > TREND_Z`` for a normal."""
@@ -218,6 +220,42 @@ def floor_of(servers: int, kind: str) -> int:
     return 0 if kind == "stationary" else min(MIN_PER_SERVER * servers, MAX_STEPS)
 
 
+def floor_for(system: Any, input: Any, kind: str) -> int:
+    """The floor :func:`short_run` holds a fixed budget of ``system`` to (0: none).
+
+    :func:`floor_of` for a system with no heavy-traffic relaxation time (routing other than
+    to the least workload, loss, J_{p+1}SW with ``p >= 1``, queue-length policies, users'
+    maps). None for FCFS G/G/S, which is held to its relaxation time instead or, where the
+    input gives none (periodic, Markov-modulated or deterministic input), left to the test of
+    its batch means; none either where a law has an infinite variance, since no standard
+    error holds at any length and the run says that instead
+    (:func:`recursions.output_analysis.clt_failures`).
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system run.
+    input : recursions.Input
+        Its input.
+    kind : str
+        How replications start: ``"stationary"`` (exact draws), ``"empty"`` or ``"given"``.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> mm = rc.Poisson(6.0, rc.dists.Exponential(1.0))
+    >>> floor_for(rc.JIQ(8), mm, "empty"), floor_for(rc.JSW(8), mm, "empty")
+    (2048, 0)
+    """
+    if (system.fcfs and not system.has_loss) or not finite_variances(input, system.own_laws):
+        return 0
+    return floor_of(int(system.servers), kind)
+
+
 def short_run(relaxation: float | None, arrivals: float,
               mean_interarrival: float | None = None, floor: int = 0) -> str | None:
     """The message for a run too short for its heavy-traffic relaxation time, or ``None``.
@@ -231,8 +269,7 @@ def short_run(relaxation: float | None, arrivals: float,
     by a run that happened to stay calm (a calm stretch in heavy traffic has small, weakly
     correlated batch means and an interval that misses).
 
-    A system with no such time scale (``relaxation`` is ``None``: routing other than to the
-    least workload, loss, users' maps) is held to ``floor`` instead (:func:`floor_of`,
+    A system with no such time scale is held to ``floor`` instead (:func:`floor_for`:
     :data:`MIN_PER_SERVER` arrivals a server from a state that is not an exact stationary
     draw), the length below which precision mode would not stop either.
 
@@ -244,10 +281,11 @@ def short_run(relaxation: float | None, arrivals: float,
         Measured arrivals per replication (their mean over the replications of a run by
         time).
     mean_interarrival : float, optional
-        Given for a run to a time horizon: the message then names the ``time=`` it needs.
+        Given for a run to a time horizon: the message then names a ``time=`` that gives the
+        arrivals it needs with a margin (:func:`_horizon`).
     floor : int, optional
         Measured arrivals per replication a run needs when ``relaxation`` is ``None``
-        (:func:`floor_of`); 0 (the default): no such rule.
+        (:func:`floor_for`); 0 (the default): no such rule.
 
     Returns
     -------
@@ -259,7 +297,7 @@ def short_run(relaxation: float | None, arrivals: float,
     False
     >>> short_run(32.0, 10**5) is None       # M/M/1 at 0.8 needs 10 240
     True
-    >>> short_run(None, 10**5, floor=floor_of(1000, "empty")) is None   # JIQ(1000)
+    >>> short_run(None, 10**5, floor=floor_of(1000, "empty")) is None   # JIQ(1000): 256 000
     False
     """
     if relaxation is None or not relaxation > 0:
@@ -270,30 +308,42 @@ def short_run(relaxation: float | None, arrivals: float,
     required = math.ceil(need * relaxation * (1 - 1e-12))
     if arrivals >= required:
         return None
-    return (f"the run is short for its load: {arrivals:.0f} measured arrivals per replication "
+    return (f"the run is short for its load: {math.floor(arrivals)} measured arrivals per "
+            "replication "
             f"span {arrivals / relaxation:.1f} relaxation times of the heavy-traffic "
             f"approximation (T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = {relaxation:.4g} "
             f"arrivals), fewer than the {need} that {REPORTED_BATCHES} batch means of "
             f"{RELAXATIONS_PER_BATCH} relaxation times each need, so the confidence "
             "intervals cannot be trusted (they are likely too narrow). Ask for precision= "
             f"(run until precise), or run at least steps={required} per replication"
-            + ("" if mean_interarrival is None else
-               f" (time={required * mean_interarrival:.6g})"))
+            + _horizon(required, mean_interarrival))
 
 
 def _below_floor(arrivals: float, floor: int, mean_interarrival: float | None) -> str | None:
     """:func:`short_run`'s message for a system with no relaxation time, or ``None``."""
     if arrivals >= floor:
         return None
-    return (f"the run is short for its size: {arrivals:.0f} measured arrivals per replication, "
-            f"fewer than the {floor} ({MIN_PER_SERVER} a server, from a start that is not an "
-            "exact stationary draw) below which a run of a system with no heavy-traffic "
-            "relaxation time cannot tell a slow transient or slowly varying load from a "
-            "steady one, so the confidence intervals cannot be trusted (they are likely too "
-            f"narrow). Ask for precision= (run until precise), or run at least steps={floor} "
-            "per replication"
-            + ("" if mean_interarrival is None else
-               f" (time={floor * mean_interarrival:.6g})"))
+    return (f"the run is short for its number of servers: {math.floor(arrivals)} measured "
+            f"arrivals per replication (after any warm-up), fewer than the {floor} "
+            f"({MIN_PER_SERVER} a server) that a system with no heavy-traffic relaxation time "
+            "needs unless its replications start from exact stationary draws "
+            "(start=\"stationary\", where a sampler covers the system): a shorter run cannot "
+            "tell a slow transient or a slowly varying workload from a steady one, so the "
+            "confidence intervals cannot be trusted (they are likely too narrow). Ask for "
+            f"precision= (run until precise), or run at least steps={floor} per replication"
+            + _horizon(floor, mean_interarrival))
+
+
+def _horizon(required: int, mean_interarrival: float | None) -> str:
+    """`` (time=...)``: a horizon whose arrivals reach ``required`` with a margin, or ``""``.
+
+    The mean count plus 4 standard deviations of a Poisson count of that mean: a horizon of
+    ``required`` mean interarrival times would fall short in about half the runs.
+    """
+    if mean_interarrival is None:
+        return ""
+    return (f" (time={(required + 4.0 * math.sqrt(required)) * mean_interarrival:.6g}, "
+            "which gives that many arrivals with a margin)")
 
 
 def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload"

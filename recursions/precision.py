@@ -266,7 +266,10 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
         return out
     # with the default batches: say when its headline intervals are not trusted
     short = dg.short_run(system.relaxation(plan.input), out.steps,
-                         floor=dg.floor_of(int(system.servers), kind))
+                         floor=dg.floor_for(system, plan.input, kind))
+    if short is not None and modes.auto:
+        short += (" after the warm-up that warmup=\"auto\" cut (more steps, or a longer "
+                  "warmup=, cover what it drops)")
     if short is not None and kind == "stationary":
         short += (". The interval of the replications' means (replication_interval) "
                   "does not rest on batch means: exact starts make it valid")

@@ -25,7 +25,7 @@ from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
 from ._validate import MAX_COUNT
 from .chunks import KernelDraws, RunHandle, Tables, rebin, run_chunks
-from .diagnostics import batch_check, floor_of, short_run
+from .diagnostics import batch_check, floor_for, short_run
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
 from .output_analysis import clt_failures, merge_batches
@@ -336,10 +336,10 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
     def per_server(col: np.ndarray) -> Estimate:
         return ratio_estimate(col, span)
 
-    # a fixed budget too short for the system's size says so (no relaxation time here)
+    # a fixed budget too short for the number of servers says so (no relaxation time here)
     short = short_run(system.relaxation(plan.input), float(arr.sum()) / plan.replications,
                       None if plan.time is None else plan.input.mean_interarrival,
-                      floor_of(spec.n, "empty")) if plan.default else None
+                      floor_for(system, plan.input, "empty")) if plan.default else None
     phase_busy = None
     if spec.cox is not None:
         ests = [per_server(acc[..., PH0 + k]) for k in range(spec.phases)]

@@ -131,7 +131,8 @@ class SimulationResult(Record):
     """Batches of ``_prof``/``_den``/``_fprof``/``_fden`` merged into each batch of the
     profile's estimates (the default batches, :func:`recursions.plan.default_batches`)."""
     _short: str | None = field(default=None, repr=False, compare=False)
-    """Why a fixed budget is too short for its load (:func:`recursions.diagnostics.short_run`)."""
+    """Why a fixed budget is too short for its load, or for its number of servers
+    (:func:`recursions.diagnostics.short_run`)."""
 
     def interval(self, statistic: str, confidence: float = 0.95) -> Any:
         """A confidence interval for ``statistic`` that says whether it can be trusted.

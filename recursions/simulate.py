@@ -186,8 +186,11 @@ def simulate(
         ``precision=`` or a longer run (one message with the batch check's); with the
         default batches and no ``precision=``, also when the replications of an FCFS run
         (``JSW``) are shorter than 320 relaxation times of its heavy-traffic approximation
-        (:meth:`recursions.System.relaxation`, :func:`recursions.diagnostics.short_run`):
-        its intervals are then all untrusted, however calm its batch means look; when
+        (:meth:`recursions.System.relaxation`, :func:`recursions.diagnostics.short_run`),
+        or those of a system with no such time scale (JIQ, LL(d), loss, queue-length
+        policies, users' maps) measure fewer than 256 arrivals a server without exact
+        stationary starts (:func:`recursions.diagnostics.floor_for`): its intervals are then
+        all untrusted, however calm its batch means look; when
         ``reference`` is given to a run with ``warmup=0`` and no ``w0`` (``sup_error`` then
         includes the transient from the initial state).
 

@@ -414,7 +414,7 @@ def test_start_from_an_equilibrium_profile():
 
     eq = ly.jiq_equilibrium(0.8, E(1.0))
     # 100 arrivals a server: under the 256 a run needs unless its start is an exact draw
-    with pytest.warns(rc.SimulationWarning, match="short for its size.*steps=51200"):
+    with pytest.warns(rc.SimulationWarning, match="short for its number of servers.*steps=51200"):
         res = rc.simulate(rc.JIQ(200), rc.Poisson(160.0, E(1.0)), steps=20_000, start=eq,
                           rng=1)
     assert res.start == "profile"

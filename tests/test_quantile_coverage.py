@@ -106,12 +106,13 @@ def test_server_workload_oracle_against_the_states(qcov, s, a):
         assert qcov.mms_server_workload_sf(s, a, x) == pytest.approx(1 - q, rel=1e-9)
 
 
-def test_server_workload_oracle_against_exact_draws(qcov):
+@pytest.mark.parametrize(("s", "a"), [(10, 9.0), (10, 9.5), (40, 38.0), (3, 2.5)])
+def test_server_workload_oracle_against_exact_draws(qcov, s, a):
     # the share of servers busy past w in exact stationary states (the birth-death chain and
     # memoryless services, coupling.mms_states), 200 000 of them: within 4 standard errors
+    # (S - a = 1 at M/M/10 0.9, above 1 or below it in the others)
     import coupling as cp
 
-    s, a = 10, 9.0
     states = np.asarray(cp.mms_states(rc.JSW(s), rc.Poisson(a, rc.dists.Exponential(1.0)),
                                       200_000, rng=5))
     for w in (0.0, 0.5, 1.2, 3.0):
@@ -121,11 +122,16 @@ def test_server_workload_oracle_against_exact_draws(qcov):
 
 
 def test_server_workload_oracle_edges(qcov):
-    # beta = S - a = 1 has its own branch: continuous with its neighbours
+    # beta = S - a = 1 has its own branch: continuous with its neighbours on both sides
     for w in (0.1, 0.7, 3.0):
         at = qcov.mms_server_workload_sf(2, 1.0, w)
-        assert at == pytest.approx(qcov.mms_server_workload_sf(2, 1.0 + 1e-5, w), rel=1e-4)
+        for a in (1.0 + 1e-5, 1.0 - 1e-5):
+            assert at == pytest.approx(qcov.mms_server_workload_sf(2, a, w), rel=1e-4)
         assert at == pytest.approx(workload_sf_by_states(2, 1.0, w), rel=1e-8)
+    # far in the tail, finite on both sides of beta = 1 (a naive form gives 0 * inf there)
+    for a in (1.5, 0.5):
+        tail = qcov.mms_server_workload_sf(2, a, 2000.0)
+        assert math.isfinite(tail) and 0.0 <= tail < 1e-100
     with pytest.raises(ValueError, match="atom"):   # q <= 1 - rho: an idle server
         qcov.mms_server_workload_quantile(10, 5.0, 0.5)
 

@@ -1,10 +1,12 @@
-"""A fixed-budget FCFS run too short for its load's heavy-traffic relaxation time warns.
+"""A fixed-budget run too short to know its own variance warns.
 
 ``System.relaxation`` gives ``T = rho^2 (ca^2 + cs^2) / (1 - rho)^2`` arrivals for FCFS G/G/S
 (the integrated autocorrelation time of the reflected Brownian motion that approximates the
 total workload); a fixed-budget run of fewer than ``320 T`` measured arrivals (32 batch means
 of 10 relaxation times) says its intervals cannot be trusted, whatever its batch means look
-like (issue 26). The expected values here are written from the formula, not from the code.
+like (issue 26). A system with no such time scale is held to 256 arrivals a server instead,
+unless it starts from exact stationary draws. The expected values here are written from the
+formulas, not from the code.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
 import recursions as rc
-from recursions.diagnostics import short_run
+from recursions.diagnostics import floor_for, short_run
 
 EXP = rc.dists.Exponential(1.0)
 SHORT = "short for its load"
@@ -59,7 +62,10 @@ def test_short_run_threshold():
     assert "cannot be trusted" in msg and "precision=" in msg
     assert short_run(None, 10) is None and short_run(0.0, 10) is None
     # T carries rounding error at the documented loads: the length asked for passes
-    assert "(time=20480)" in short_run(T, 100, mean_interarrival=2.0)  # a run by time
+    # a run by time: a horizon of 10 240 mean interarrival times would fall short half the
+    # time, so the one named adds 4 standard deviations of a Poisson count
+    assert f"(time={(10_240 + 4 * math.sqrt(10_240)) * 2.0:.6g}," in short_run(
+        T, 100, mean_interarrival=2.0)
     for rho, need in ((0.95, 231_040), (0.9, 51_840), (0.8, 10_240)):
         T = rc.JSW(1).relaxation(rc.Poisson(rho, EXP))
         assert short_run(T, need) is None, (rho, T)
@@ -112,7 +118,7 @@ def test_given_batches_and_precision_mode_are_left_to_their_own_checks():
     assert not any(SHORT in m for m in msgs) and res.interval("mean_wait").trusted
 
 
-SIZE = "short for its size"
+SIZE = "short for its number of servers"
 
 
 def test_a_system_with_no_relaxation_time_is_held_to_256_arrivals_a_server():
@@ -121,9 +127,13 @@ def test_a_system_with_no_relaxation_time_is_held_to_256_arrivals_a_server():
     # covered 0.87 among the runs that did not warn)
     assert short_run(None, 1023, floor=1024) is not None
     assert short_run(None, 1024, floor=1024) is None and short_run(None, 5) is None
+    assert "1023 measured arrivals" in short_run(None, 1023.9, floor=1024)  # rounded down
     msg = short_run(None, 100, mean_interarrival=0.5, floor=1024)
-    assert SIZE in msg and "steps=1024 per replication (time=512)" in msg
+    assert SIZE in msg and "steps=1024 per replication (time=576," in msg  # (1024 + 128) / 2
+    assert 'start="stationary"' in msg and "after any warm-up" in msg
     system, inp = rc.JIQ(8), rc.Poisson(6.0, EXP)  # 2048 arrivals needed per replication
+    assert floor_for(system, inp, "empty") == 2048 == floor_for(system, inp, "given")
+    assert floor_for(system, inp, "stationary") == 0
     res, msgs = messages(system, inp, steps=2047, rng=4)
     (msg,) = [m for m in msgs if SIZE in m]
     assert msg.startswith("JIQ(servers=8") and "2047 measured arrivals per replication" in msg
@@ -133,6 +143,32 @@ def test_a_system_with_no_relaxation_time_is_held_to_256_arrivals_a_server():
     assert not any(SIZE in m for m in msgs)
     _, msgs = messages(system, inp, steps=1024, replications=2, rng=4)  # per replication
     assert any(SIZE in m for m in msgs)
+    # warm-up does not count, and neither does a given start
+    _, msgs = messages(system, inp, steps=1000, warmup=10**5, rng=4)
+    assert any(SIZE in m for m in msgs)
+    _, msgs = messages(system, inp, steps=1000, w0=np.ones(8), rng=4)
+    assert any(SIZE in m for m in msgs)
+
+
+def test_the_horizon_it_names_clears_the_warning():
+    # a run by time counts the arrivals it measured: the time= the message names has the
+    # margin to reach the floor (20 seeds; at time = 2048 / 6 about half of them fell short)
+    system, inp = rc.JIQ(8), rc.Poisson(6.0, EXP)
+    _, msgs = messages(system, inp, time=300.0, rng=1)
+    (msg,) = [m for m in msgs if SIZE in m]
+    time = float(msg.split("(time=")[1].split(",")[0])
+    assert time == pytest.approx((2048 + 4 * math.sqrt(2048)) / 6.0, rel=1e-5)
+    for seed in range(20):
+        _, msgs = messages(system, inp, time=time, rng=seed)
+        assert not any(SIZE in m for m in msgs), seed
+
+
+def test_warmup_auto_says_its_cut_does_not_count():
+    # MSER's cut comes out of the measured arrivals: the message says so
+    system, inp = rc.JIQ(8), rc.Poisson(6.0, EXP)
+    _, msgs = messages(system, inp, steps=1500, warmup="auto", rng=1)
+    (msg,) = [m for m in msgs if SIZE in m]
+    assert 'after the warm-up that warmup="auto" cut' in msg
 
 
 @pytest.mark.parametrize("system", [rc.JSQ(8), rc.JIQ(8, buffer=3), rc.Loss(8)], ids=repr)
@@ -144,11 +180,19 @@ def test_queue_length_and_loss_systems_are_held_to_it_too(system):
     assert not any(SIZE in m for m in msgs)
 
 
-def test_exact_starts_and_fcfs_are_not_held_to_it():
+def test_exact_starts_fcfs_and_infinite_variances_are_not_held_to_it():
     # from exact stationary draws there is no transient: no floor (the J2SW draws are exact)
     _, msgs = messages(rc.JpSW(3, 1), rc.Poisson(1.5, EXP), steps=500, replications=4,
                        start="stationary", rng=1)
     assert not any(SIZE in m for m in msgs)
-    # FCFS has its relaxation time instead: M/M/8 at 0.5 needs 640 arrivals, not 2048
+    # FCFS has its relaxation time instead: M/M/8 at 0.5 needs 640 arrivals, not 2048; and
+    # where its input gives none (deterministic: T = 0) it is left to the batch means' test
     _, msgs = messages(rc.JSW(8), rc.Poisson(4.0, EXP), steps=700, rng=1)
     assert not any(SIZE in m or SHORT in m for m in msgs)
+    dd = rc.Renewal(rc.dists.Deterministic(0.25), rc.dists.Deterministic(1.0))
+    assert floor_for(rc.JSW(8), dd, "empty") == 0
+    # an infinite variance: no standard error at any length, which the run says instead
+    heavy = rc.Poisson(6.0, rc.dists.Lomax(1.8, mean=1.0))
+    assert floor_for(rc.JIQ(8), heavy, "empty") == 0
+    _, msgs = messages(rc.JIQ(8), heavy, steps=1000, rng=1)
+    assert not any(SIZE in m for m in msgs) and any("infinite variance" in m for m in msgs)

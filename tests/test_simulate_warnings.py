@@ -143,7 +143,7 @@ def test_drift_on_the_queue_length_engines():
                                     warmup=10**4, rng=1, engine=engine)
         assert not quiet.batch_check.trend
         (msg,) = [str(w.message) for w in got]
-        assert "short for its size" in msg and "trend" not in msg
+        assert "short for its number of servers" in msg and "trend" not in msg
 
 
 def test_correlated_batches_warn():
