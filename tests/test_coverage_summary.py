@@ -97,3 +97,32 @@ def test_the_cost_against_the_replications_is_the_cost_oracles():
     assert len(ratios) == 20
     assert (f"the cost is median {statistics.median(ratios):.2f}, from {min(ratios):.2f} to "
             f"{max(ratios):.2f}") in prose()
+
+
+def c4(x: float) -> str:
+    """A coverage as the summary prints it: up to four decimals, at least three."""
+    return f"{x:.4f}".rstrip("0").ljust(5, "0")
+
+
+def html(cell: str) -> str:
+    return (cell.replace("E2/", "E<sub>2</sub>/").replace("H2/", "H<sub>2</sub>/")
+            .replace("LL2", "LL(2)").replace("J2SW", "J<sub>2</sub>SW"))
+
+
+def test_the_other_systems_and_the_warned_cells_are_the_tables():
+    rows = {r["cell"]: r for r in read("coverage_precision.csv")}
+    text = prose()
+
+    def tri(cell: str) -> str:
+        return " / ".join(c4(rows[cell][f"cov_{k}"]) for k in STATS)
+
+    for name, cell, load in (("JIQ covers", "JIQ(1000) 0.95", "0.95"),
+                             ("LL(2) covers", "LL2(1000) 0.95", "0.95"),
+                             ("J<sub>2</sub>SW covers", "J2SW(3,1) 0.5", "0.5")):
+        assert f"{name} {tri(cell)} at {load}" in text
+    for cell, load in (("JIQ(1000) 0.99", "0.99"), ("LL2(1000) 0.99", "0.99"),
+                       ("J2SW(3,1) 0.6", "0.6")):
+        assert f"{tri(cell)} at {load}" in text
+    warned = [f"{html(c)} {100 * r['warned']:.1f}%" for c, r in rows.items()
+              if r["warned"] > 0.05]
+    assert warned and f"average): {', '.join(warned)}." in text
