@@ -262,11 +262,10 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
     res = quiet.pass_on(quiet(partial(stages.run, modes.steps)))
     out = _finish(res, list(res.statistics), modes.auto, modes.confidence,
                   min(modes.base, res.steps), kind, side, modes.statistics)
-    if not modes.default:
-        return out
-    # with the default batches: say when its headline intervals are not trusted
+    # say when its headline intervals are not trusted; with the default batches (32 reported
+    # batches a replication) when it is too short for them, too
     short = dg.short_run(system.relaxation(plan.input), out.steps,
-                         floor=dg.floor_for(system, plan.input, kind))
+                         floor=dg.floor_for(system, plan.input, kind)) if modes.default else None
     if short is not None and modes.auto:
         short += (" after the warm-up that warmup=\"auto\" cut (more steps, or a longer "
                   "warmup=, cover what it drops)")

@@ -506,11 +506,12 @@ def warn_fixed_budget(system: str, check: dg.BatchCheck | None,
                       result: SimulationResult | None) -> None:
     """One warning for what a run's batch check flagged and, for ``result``, untrusted intervals.
 
-    ``result`` is given for a fixed-budget run with the default batches
-    (:func:`recursions.plan.default_batches`): its headline intervals are then checked
-    (:func:`untrusted_headline`). Runs with ``batches=`` given (every stage
-    of ``precision=``, ``warmup="auto"`` and ``start=`` among them) are checked by the batch
-    check alone.
+    ``result`` is given for a plain fixed-budget run, with its own ``batches=`` or the
+    default ones (:func:`recursions.plan.default_batches`): its headline intervals are then
+    checked (:func:`untrusted_headline`), and with the default batches its length too
+    (:func:`recursions.diagnostics.short_run`, kept in the result). The stages of
+    ``precision=``, ``warmup="auto"`` and ``start=`` are checked by the batch check alone
+    here; their analysis (:mod:`recursions.precision`) says the rest.
 
     Parameters
     ----------

@@ -179,10 +179,11 @@ def simulate(
         the total workload, or of what customers found at the server they joined, trend
         across the run or are strongly correlated
         (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``); with
-        the default batches and no ``precision=``, when the interval of ``p_wait`` or
-        ``mean_wait`` (else ``mean_response``, ``p_loss`` or ``mean_workload``) cannot be
-        trusted: the message names them, their effective number of independent batches (0;
-        ``result.effective_batches``) against the 16 the interval needs, and suggests
+        no ``precision=`` (the default batches or ``batches=``), when the interval of
+        ``p_wait`` or ``mean_wait`` (else ``mean_response``, ``p_loss`` or
+        ``mean_workload``) cannot be trusted: the message names them, their effective
+        number of independent batches (0; ``result.effective_batches``) against the 16 the
+        interval needs, and suggests
         ``precision=`` or a longer run (one message with the batch check's); with the
         default batches and no ``precision=``, also when the replications of an FCFS run
         (``JSW``) are shorter than 320 relaxation times of its heavy-traffic approximation

@@ -110,7 +110,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         _short=short,
     )
     if load_msg is None:
-        warn_fixed_budget(repr(system), check, result if plan.default else None)
+        warn_fixed_budget(repr(system), check, result if plan.modes is None else None)
     warn_no_clt(repr(system), no_clt, keep)
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
