@@ -35,7 +35,7 @@ from .plan import MAX_STEPS, REPORTED_BATCHES
 from .tables import Record
 
 __all__ = ["MIN_PER_SERVER", "BatchCheck", "SimulationWarning", "batch_check", "floor_for",
-           "floor_of", "load_warning", "short_run"]
+           "floor_of", "load_warning", "short_for", "short_run"]
 
 TREND_Z = 5.0
 """A trend is flagged when its t statistic is as improbable as ``|z| > TREND_Z`` for a normal."""
@@ -254,6 +254,25 @@ def floor_for(system: Any, input: Any, kind: str) -> int:
     if (system.fcfs and not system.has_loss) or not finite_variances(input, system.own_laws):
         return 0
     return floor_of(int(system.servers), kind)
+
+
+def short_for(system: Any, input: Any, arrivals: float, kind: str,
+              by_time: bool = False) -> str | None:
+    """:func:`short_run` for ``system`` under ``input``: its relaxation time, else its floor.
+
+    The one place the engines and the modes ask whether a fixed budget of default batches
+    is too short (:meth:`recursions.System.relaxation`, :func:`floor_for`); ``by_time``: the
+    run went to a time horizon, and the message names the ``time=`` it needs.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> short_for(rc.JIQ(8), rc.Poisson(6.0, rc.dists.Exponential(1.0)), 2048, "empty") is None
+    True
+    """
+    return short_run(system.relaxation(input), arrivals,
+                     input.mean_interarrival if by_time else None,
+                     floor_for(system, input, kind))
 
 
 def short_run(relaxation: float | None, arrivals: float,

@@ -264,8 +264,7 @@ def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: 
                   min(modes.base, res.steps), kind, side, modes.statistics)
     # say when its headline intervals are not trusted; with the default batches (32 reported
     # batches a replication) when it is too short for them, too
-    short = dg.short_run(system.relaxation(plan.input), out.steps,
-                         floor=dg.floor_for(system, plan.input, kind)) if modes.default else None
+    short = dg.short_for(system, plan.input, out.steps, kind) if modes.default else None
     if short is not None and modes.auto:
         short += (" after the warm-up that warmup=\"auto\" cut (more steps, or a longer "
                   "warmup=, cover what it drops)")

@@ -25,7 +25,7 @@ from ._memory import require_memory
 from ._rng import as_seed_sequence, forward_generator
 from ._validate import MAX_COUNT
 from .chunks import KernelDraws, RunHandle, Tables, rebin, run_chunks
-from .diagnostics import batch_check, floor_for, short_run
+from .diagnostics import batch_check, short_for
 from .dists import Coxian, Law
 from .estimate import Estimate, ratio_estimate
 from .output_analysis import clt_failures, merge_batches
@@ -340,9 +340,8 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
         return ratio_estimate(col, span)
 
     # a fixed budget too short for the number of servers says so (no relaxation time here)
-    short = short_run(system.relaxation(plan.input), float(arr.sum()) / plan.replications,
-                      None if plan.time is None else plan.input.mean_interarrival,
-                      floor_for(system, plan.input, "empty")) if plan.default else None
+    short = short_for(system, plan.input, float(arr.sum()) / plan.replications, "empty",
+                      plan.time is not None) if plan.default else None
     phase_busy = None
     if spec.cox is not None:
         ests = [per_server(acc[..., PH0 + k]) for k in range(spec.phases)]

@@ -75,10 +75,9 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     no_clt = clt_failures(plan.input, list(every), system.own_laws)
     # a fixed budget too short for the load's heavy-traffic relaxation time (or, for a system
     # without one, for its number of servers) says so
-    kind = "empty" if plan.w0 is None else "given"
-    short = dg.short_run(system.relaxation(plan.input), float(arr.sum()) / nrep,
-                         None if plan.time is None else plan.input.mean_interarrival,
-                         dg.floor_for(system, plan.input, kind)) if plan.default else None
+    short = dg.short_for(system, plan.input, float(arr.sum()) / nrep,
+                         "empty" if plan.w0 is None else "given",
+                         plan.time is not None) if plan.default else None
     result = SimulationResult(
         system=repr(system),
         input=repr(plan.input),
