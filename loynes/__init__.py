@@ -12,6 +12,8 @@ name                                              module
 ``StabilityReport``, ``Condition``                :mod:`loynes.report`
 ``renovation_probability``                        :mod:`loynes.renovation`
 ``growth_rate``                                   :mod:`loynes.growth`
+``drain_test``, ``DrainResult``                   :mod:`loynes.drain` (the fluid road to
+                                                  STABLE for maps no theorem covers)
 ``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,   :mod:`loynes.closed_forms`
 ``pollaczek_khinchine_mean_wait``,
 ``md_c_waiting``, ``critical_rate_3``,
@@ -48,6 +50,7 @@ from .closed_forms import (
     mm_c_mean_wait,
     pollaczek_khinchine_mean_wait,
 )
+from .drain import DrainResult, drain_test
 from .growth import growth_rate
 from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
 from .redundancy_theory import (
@@ -89,6 +92,7 @@ __all__ = [
     "CheckpointMismatch",
     "Condition",
     "CriticalRate",
+    "DrainResult",
     "JIQEquilibrium",
     "LoynesResult",
     "PoissonAtLoad",
@@ -102,6 +106,7 @@ __all__ = [
     "critical_rate_3",
     "critical_rate_11",
     "d_monotonicity",
+    "drain_test",
     "erlang_b",
     "erlang_c",
     "growth_rate",

@@ -26,11 +26,19 @@ name                      kind          meaning
 ``theorem-1``             theorem       conditions (8) and (9) of J_{p+1}SW hold
 ``split-bound``           theorem       the split bound's JSW block: condition (8)
 ``jiq-poisson``           theorem       JIQ with Poisson input is stable below load 1
+``bramson-jsq``           theorem       JSQ and power-of-d on queue lengths, Poisson input:
+                                        subcritical join-the-shortest-queue networks are
+                                        stable (Bramson 2011), and here subcritical is (3)
+``least-of-d-drift``      theorem       LL(d) on workloads, renewal input with
+                                        ``E[sigma^2] < inf``: (3) suffices (a quadratic
+                                        drift and Loynes' monotone limit)
 ``exponential-sizes``     theorem       redundancy with i.i.d. exponential sizes
 ``d-bound``               theorem       redundancy: the load without cancellation is < 1
 ``free-system``           test          redundancy: the rate against the free system's
                                         critical rate
 ``growth``                test          a linear growth rate significantly above 0
+``drain``                 test          the total workload drains at a linear rate from
+                                        large states on every face (a map's fluid road)
 ``none``                  none          nothing decided
 ========================  ============  ===============================================
 A theorem whose condition was *estimated* (condition (8) for non-Poisson input, say) has

@@ -6,7 +6,8 @@ that decided, with a bound on the chance that the verdict is wrong. The conditio
 
 * (3) ``E[sigma] < S E[tau]``: necessary for every system in which a customer adds its
   service time to one server; necessary and sufficient for JSW (FCFS G/G/S) and random
-  routing, and for JIQ with Poisson input.
+  routing, for JIQ, JSQ and power-of-d with Poisson input, and for LL(d) with renewal input
+  and a finite second moment of the service time.
 * (9) renovation: ``P[sigma_{-j} <= T_0 - T_{-j} for all j >= 1] > 0``, the probability that an
   infinite-server system is empty at an arrival; it gives the loss system's unique stationary
   regime.
@@ -27,6 +28,7 @@ import recursions as rc
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.validation import check_count, check_input, check_int, check_real, require_memory
 
+from . import policy_checks  # noqa: F401  (registers the load-balancing policies' families)
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
@@ -75,8 +77,8 @@ def check_stability(
     system : recursions.System
         JSW, JpSW, Loss, RandomRouting, JIQ (with or without buffer), LeastOfD, Envelope,
         SplitBound, Redundancy, or a queue-length policy (JSQ, I1F, PowerOfD: with a buffer
-        it is bounded; without, only condition (3) decides, and below load 1 the answer is
-        UNDECIDED).
+        it is bounded; without, JSQ and PowerOfD are stable exactly when (3) holds, by
+        Bramson's theorem, and I1F below load 1 is UNDECIDED).
     input : recursions.Input
         Any input (Poisson, renewal, periodic, Markov-modulated).
     rng : int, Generator, SeedSequence or None, default 1

@@ -43,6 +43,9 @@ __all__ = ["FAMILY_PARAMETERS", "PoissonAtLoad", "StabilityMap", "SystemFamily",
 MARKS = {"stable": "S", "unstable": "U", "undecided": "?", "error": "E"}
 COLOURS = {"stable": "tab:green", "unstable": "tab:red", "undecided": "tab:gray",
            "error": "black"}
+KIND_MARKERS = {"theorem": "o", "certificate": "s", "test": "^", "heuristic": "d",
+                "none": "x"}
+"""Marker of each basis kind in :meth:`StabilityMap.plot` (colour: the verdict)."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,8 @@ def _confidence(rep: Any) -> float:
         return math.inf
     if basis.name == "growth":
         return float(rep.evidence.get("growth t", math.nan))
+    if basis.name == "drain":
+        return float(rep.evidence.get("drain t", math.nan))
     if basis.kind == "test":
         name = {"free-system": "(free)", "d-bound": "(d-bound)"}.get(basis.name, "(8)")
         try:
@@ -233,7 +238,8 @@ class StabilityMap:
     confidence : numpy.ndarray
         Float grid: ``inf`` when a theorem with exact conditions decided, the margin in
         standard errors of a condition checked by a test (``|1 - value| / se``), the t
-        statistic of the growth test, NaN when undecided or on error.
+        statistic of the growth test, or of the drain test's least clear direction against
+        its margin, NaN when undecided or on error.
     table : recursions.tables.Table or pandas.DataFrame
         The sweep's tidy table (one row per point, with ``decided_by`` (the basis' name),
         ``basis`` (its kind), ``error_level`` (the bound on a wrong verdict), condition values
@@ -260,7 +266,38 @@ class StabilityMap:
         for i, p in enumerate(self.params):
             lines.append(f"{p!s:>{width}}  " + "".join(MARKS.get(v, "?")
                                                       for v in self.verdicts[i]))
+        bases = self.bases()
+        if bases:
+            lines.append("decided by: " + ", ".join(f"{k} {v}" for k, v in bases.items()))
         return "\n".join(lines)
+
+    def _grid(self, column: str) -> np.ndarray:
+        """A column of :attr:`table` as a (parameter, load) grid of strings."""
+        grid = np.full(self.verdicts.shape, "", dtype=object)
+        for idx, row in enumerate(iter_rows(self.table)):
+            i, j = divmod(idx, self.loads.size)
+            value = row.get(column)
+            grid[i, j] = "" if value is None or row.get("error") is not None else str(value)
+        return grid
+
+    def bases(self) -> dict[str, int]:
+        """How many points each basis decided (``decided_by`` name -> count).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> m = stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
+        ...                   [0.5, 1.2], [1], max_workers=0, progress=False, steps=2**10,
+        ...                   horizon=2**10)
+        >>> m.bases()
+        {'condition-3-fails': 1, 'theorem-1': 1}
+        """
+        names = self._grid("decided_by")
+        out: dict[str, int] = {}
+        for n in names.ravel():
+            if n:
+                out[str(n)] = out.get(str(n), 0) + 1
+        return dict(sorted(out.items()))
 
     def _repr_html_(self) -> str:
         import html
@@ -369,10 +406,15 @@ class StabilityMap:
             _, ax = plt.subplots(figsize=(7.5, 4))
         numeric = all(isinstance(p, numbers.Real) for p in self.params)
         ys = np.asarray(self.params, dtype=float) if numeric else np.arange(len(self.params))
+        names = self._grid("decided_by")
+        kinds = self._grid("basis")
         for v, c in COLOURS.items():
-            ii, jj = np.nonzero(self.verdicts == v)
-            if ii.size:
-                ax.scatter(self.loads[jj], ys[ii], c=c, s=40, label=v, zorder=3)
+            for name in sorted({str(n) for n in names[self.verdicts == v]}):
+                ii, jj = np.nonzero((self.verdicts == v) & (names == name))
+                kind = str(kinds[ii[0], jj[0]])
+                label = v if v == "error" else f"{v}: {name}"
+                ax.scatter(self.loads[jj], ys[ii], c=c, s=40, label=label, zorder=3,
+                           marker=KIND_MARKERS.get(kind, "o"))
         styles = iter(["k-", "k--", "b-.", "m:", "c--"])
         for name, crit in self.boundaries.items():
             style = next(styles, "k:")

@@ -115,12 +115,22 @@ class QueuePolicy(System):
 
     @property
     def stability_family(self) -> str:  # type: ignore[override]
-        """``"bounded"`` with a buffer (at most ``b`` jobs per server), else ``"queue-length"``.
+        """``"bounded"`` with a buffer; without, ``"jsq"`` (JSQ, PowerOfD) or ``"queue-length"``.
 
-        ``loynes.check_stability`` decides the bounded case by a theorem, and with infinite
-        buffers decides only what condition (3) decides (a load at or above 1).
+        With a buffer each server holds at most ``b`` jobs, and ``loynes.check_stability``
+        decides by that bound; without, it decides JSQ and power-of-d by Bramson's theorem
+        on join-the-shortest-queue networks ((3) is necessary and sufficient), and other
+        policies (:class:`I1F`) only where condition (3) decides (a load at or above 1).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> [p.stability_family for p in (rc.JSQ(4), rc.PowerOfD(4, 2), rc.I1F(4))]
+        ['jsq', 'jsq', 'queue-length']
         """
-        return "queue-length" if self.buffer is None else "bounded"
+        if self.buffer is not None:
+            return "bounded"
+        return "jsq" if self.code in (QueueCode.JSQ, QueueCode.POWER_OF_D) else "queue-length"
 
     def check_input(self, input: Any) -> None:
         """Refuse an input the queue-length engines cannot run: they need Poisson arrivals.

@@ -91,8 +91,10 @@ class System:
         Which stability argument applies (``loynes.check_stability`` dispatches on it):
         ``"load"`` (condition (3) is necessary and sufficient), ``"jpsw"``, ``"loss"``,
         ``"bounded"`` (finite buffers), ``"jiq"``, ``"split"``, ``"redundancy"``,
-        ``"queue-length"`` (queue-length policies without buffers: only (3) decides) or
-        ``"generic"`` (no theorem: only (3) as a necessary condition and a growth test).
+        ``"least-of-d"`` (LL(d), ``1 < d < S``), ``"jsq"`` (JSQ and power-of-d without
+        buffers: Bramson's theorem), ``"queue-length"`` (other queue-length policies without
+        buffers: only (3) decides) or ``"generic"`` (no theorem: (3) as a necessary
+        condition, the growth test for UNSTABLE and the drain test for STABLE).
     """
 
     servers: int
@@ -723,6 +725,22 @@ class LeastOfD(System):
     def heap_policy(self) -> tuple[HeapPolicy, int] | None:
         """The heap engine's least-of-d rule (``d`` uniforms, Floyd's algorithm)."""
         return (HeapPolicy.LEAST_OF_D, self.d)
+
+    @property
+    def stability_family(self) -> str:  # type: ignore[override]
+        """``"load"`` for ``d = 1`` or ``d = S``, else ``"least-of-d"``.
+
+        ``LeastOfD(S, 1)`` is random routing and ``LeastOfD(S, S)`` is JSW, so (3) is
+        necessary and sufficient for them; for ``1 < d < S`` it is sufficient with renewal
+        input and ``E[sigma^2] < inf`` (:ref:`theory-stability-lld`).
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> [rc.LeastOfD(4, d).stability_family for d in (1, 2, 4)]
+        ['load', 'least-of-d', 'load']
+        """
+        return "load" if self.d in (1, self.servers) else "least-of-d"
 
 
 @dataclass(frozen=True, init=False)

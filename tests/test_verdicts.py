@@ -10,19 +10,28 @@ import pytest
 import loynes as ly
 import recursions as rc
 from loynes.basis import KINDS
-from loynes.calibration import GROWTH_CELLS, VERDICT_CELLS, verdict_table
+from loynes.calibration import (
+    DRAIN_CELLS,
+    GROWTH_CELLS,
+    POLICY_CELLS,
+    VERDICT_CELLS,
+    verdict_table,
+)
 from loynes.cli import main
 
 E = rc.dists.Exponential
 
 
 # -- the fast subset of benchmarks/calibration.py (100 seeds a cell there) -----------------
-@pytest.mark.parametrize("cell", [*VERDICT_CELLS, *GROWTH_CELLS], ids=lambda c: c.name)
+@pytest.mark.parametrize("cell", [*VERDICT_CELLS, *POLICY_CELLS, *GROWTH_CELLS,
+                                  *[c for c in DRAIN_CELLS if c.via == "check"]],
+                         ids=lambda c: c.name)
 def test_calibration_cell_has_no_wrong_verdict(cell):
     (row,) = verdict_table([cell], seeds=[0, 1, 14])
     assert row["wrong"] == 0, row
-    if cell.truth.startswith(("stable: (3)", "stable: (11)", "unstable: (3)",
-                              "stable: a loss")):
+    if cell.via == "check" and cell.truth.startswith((
+            "stable: (3) holds", "stable: (11)", "unstable: (3)", "stable: a loss",
+            "stable: Bramson", "stable: the LL(d)")) and "map" not in cell.name:
         assert row["undecided"] == 0, row  # a theorem applies: it must decide
 
 
@@ -60,7 +69,10 @@ def test_old_false_stable_cells_over_many_seeds(S, rho):
     (rc.SplitBound(3, 1), rc.Poisson(2.0, E(1.0)), "stable", "theorem", "split-bound"),
     (rc.SplitBound(3, 1), rc.Poisson(2.9, E(1.0)), "unstable", "theorem", "split-bound"),
     (rc.Envelope(rc.JSW(2)), rc.Poisson(1.0, E(1.0)), "stable", "theorem", "condition-3"),
-    (rc.LeastOfD(4, 2), rc.Poisson(2.0, E(1.0)), "undecided", "none", "none"),
+    (rc.LeastOfD(4, 2), rc.Poisson(2.0, E(1.0)), "stable", "theorem", "least-of-d-drift"),
+    (rc.LeastOfD(4, 4), rc.Poisson(2.0, E(1.0)), "stable", "theorem", "condition-3"),
+    (rc.Map(rc.maps.least_of_d, servers=4, uniforms=1, params=[2.0]), rc.Poisson(2.0, E(1.0)),
+     "stable", "test", "drain"),
 ], ids=lambda x: repr(x) if not isinstance(x, str) else x)
 def test_decided_by(system, inp, verdict, kind, name):
     rep = ly.check_stability(system, inp, rng=3)
@@ -101,9 +113,15 @@ def test_undecided_says_what_budget_would_decide():
     assert big.verdict == "unstable"
 
 
+def _ll(servers: int, d: int) -> rc.Map:
+    """LL(d) as a map of a user's: the generic family, where only the tests decide."""
+    return rc.Map(rc.maps.least_of_d, servers=servers, uniforms=1, params=[float(d)],
+                  capacity=float(servers), monotone=True)
+
+
 def test_growth_test_starts_high_so_a_transient_cannot_fake_growth():
     # LL(1, 1) is M/M/1: at load 0.999 a run from empty still fills up over the whole budget
-    rep = ly.check_stability(rc.LeastOfD(1, 1), rc.Poisson(0.999, E(1.0)), rng=61)
+    rep = ly.check_stability(_ll(1, 1), rc.Poisson(0.999, E(1.0)), rng=61)
     assert rep.verdict == "undecided"
     assert rep.evidence["growth test start (work per server)"] > 0
 
@@ -170,7 +188,7 @@ def test_a_load_one_off_by_rounding_is_undecided():
 def test_a_budget_too_small_for_a_high_start_skips_the_growth_test(seed):
     # stationary mean of LL(2, 1) at load 0.999 is in the hundreds; from the old start of
     # steps E[tau] / 16 = 8 a run still fills up, and 13 of 600 seeds said UNSTABLE
-    rep = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
+    rep = ly.check_stability(_ll(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
                              rng=seed)
     assert rep.verdict == "undecided"
     assert rep.evidence["growth test"].startswith("not run")
@@ -180,10 +198,10 @@ def test_a_budget_too_small_for_a_high_start_skips_the_growth_test(seed):
 
 
 def test_the_suggested_steps_let_the_growth_test_run():
-    small = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
+    small = ly.check_stability(_ll(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=256,
                                rng=0)
     steps = int(small.suggested["steps"])
-    big = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=steps,
+    big = ly.check_stability(_ll(2, 1), rc.Poisson(2 * 0.999, E(1.0)), steps=steps,
                              rng=0)
     assert "growth test" not in big.evidence and "growth t" in big.evidence
     assert big.verdict == "undecided"  # stable: the test must not reject
@@ -209,7 +227,7 @@ def test_the_growth_start_counts_servers_and_their_speed():
 
 
 def test_the_growth_test_still_runs_and_rejects_when_the_budget_allows():
-    rep = ly.check_stability(rc.LeastOfD(2, 1), rc.Poisson(2 * 1.2, E(1.0)), steps=2**14,
+    rep = ly.check_stability(_ll(2, 1), rc.Poisson(2 * 1.2, E(1.0)), steps=2**14,
                              rng=3)
     assert rep.verdict == "unstable" and rep.decided_by.name == "condition-3-fails"
     rep = ly.check_stability(rc.JpSW(2, 1), rc.Poisson(1.9, E(1.0)), steps=2**14, rng=3)

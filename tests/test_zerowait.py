@@ -445,7 +445,9 @@ def test_queue_length_policies_are_systems_and_refuse_workload_methods():
 @pytest.mark.parametrize(("system", "rate", "verdict", "basis"), [
     (zw.JSQ(3, buffer=2), 2.0, "stable", "bounded"),     # finite buffers: a theorem
     (zw.PowerOfD(4, 2, buffer=3), 6.0, "stable", "bounded"),  # even above load 1 (blocking)
-    (zw.JSQ(3), 2.0, "undecided", "none"),               # (3) holds, no theorem implemented
+    (zw.JSQ(3), 2.0, "stable", "bramson-jsq"),           # (3) holds: Bramson (2011)
+    (zw.PowerOfD(4, 2), 3.6, "stable", "bramson-jsq"),
+    (zw.I1F(3), 2.0, "undecided", "none"),               # (3) holds, no theorem covers I1F
     (zw.I1F(3), 3.6, "unstable", "condition-3-fails"),   # (3) fails
 ])
 def test_check_stability_of_queue_length_policies(system, rate, verdict, basis):
