@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 import recursions as rc
+from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import Rows
 from recursions.vectors import add_at_rank, drain
 
@@ -269,21 +270,20 @@ def _verdict(cell: Cell, seed: int, options: dict[str, Any]) -> tuple[str, str]:
         d = drain_test(system, inp, rng=seed)
         return ("stable" if d.drains else "undecided"), ("drain" if d.drains else "none")
     if cell.via == "growth":  # the growth test alone: its UNSTABLE, or nothing
-        rep = growth_only(system, inp, seed)
+        rep = growth_only(system, inp, rng=seed)
         return rep.verdict, rep.decided_by.name
     rep = check_stability(system, inp, rng=seed, **options)
     return rep.verdict, rep.decided_by.name
 
 
-def growth_only(system: rc.System, input: rc.Input, rng: int = 1) -> StabilityReport:
+def growth_only(system: rc.System, input: rc.Input, *, rng: RngLike = 1) -> StabilityReport:
     """The growth test of :func:`check_stability` alone, at level ``1e-3``, on its budget.
 
     UNSTABLE when it rejects, else UNDECIDED: what the calibration's growth table measures
     (how often the test calls a stable system unstable), apart from any theorem or the
     drain test.
     """
-    chk = Check(system, input, 2**16, 2**16, 8, 1e-3,
-                iter(np.random.SeedSequence(rng).spawn(4)))
+    chk = Check(system, input, 2**16, 2**16, 8, 1e-3, iter(as_seed_sequence(rng).spawn(4)))
     bad = growth_test(chk)
     return bad if bad is not None else chk.report(
         "undecided", Basis("none", "none", math.nan, "no significant growth"))
