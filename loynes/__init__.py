@@ -8,7 +8,9 @@ name                                              module
 ``loynes``, ``LoynesResult``                      :mod:`loynes.sequence` (certified stop)
 ``Basis`` (what a verdict or limit rests on)      :mod:`loynes.basis`
 ``check_stability``                               :mod:`loynes.stability` (families of
-                                                  systems in :mod:`loynes.checks`)
+                                                  systems in :mod:`loynes.checks`,
+                                                  :mod:`loynes.policy_checks`,
+                                                  :mod:`loynes.map_checks`)
 ``StabilityReport``, ``Condition``                :mod:`loynes.report`
 ``renovation_probability``                        :mod:`loynes.renovation`
 ``growth_rate``                                   :mod:`loynes.growth`

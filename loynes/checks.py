@@ -27,7 +27,6 @@ from recursions.inputs import is_poisson, is_renewal
 
 from .basis import Basis
 from .closed_forms import erlang_b
-from .drain import drain_refusal, drain_test
 from .growth import growth_rate
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
@@ -595,116 +594,6 @@ def check_split(chk: Check) -> StabilityReport:
     return chk.report("undecided", Basis("none", "none", math.nan,
                                          "(8) or (9) is not decided at this budget"),
                       _condition_budget(chk, c8))
-
-
-@register("jiq", tests=lambda chk: 0 if is_poisson(chk.input) else 1 + _drains(chk))
-def check_jiq(chk: Check) -> StabilityReport:
-    """JIQ: stable below load 1 for Poisson input (a busy server gets each arrival w.p. 1/S).
-
-    Other inputs have no theorem here: the growth test decides UNSTABLE, the drain test
-    STABLE (with i.i.d. input).
-    """
-    c3 = condition_3(chk, "necessary and sufficient for Poisson input")
-    bad = fails_3(chk, c3)
-    if bad is not None:
-        return bad
-    if is_poisson(chk.input):
-        return chk.report("stable", Basis(
-            "theorem", "jiq-poisson", 0.0,
-            "(3) holds and the input is Poisson: while a server is busy it receives each "
-            "arrival with probability at most 1/S, so it gets work at rate at most the load "
-            "(Foss and Stolyar 2017, Section 2: positive Harris recurrence for every S)"))
-    bad = growth_test(chk)
-    return bad if bad is not None else drain_verdict(
-        chk, "JIQ with non-Poisson input: no theorem applies")
-
-
-def _drains(chk: Check) -> bool:
-    """Whether the drain test applies to this check's system and input."""
-    return not drain_refusal(chk.system, chk.input)
-
-
-@register("generic", tests=lambda chk: 1 + _drains(chk))
-def check_generic(chk: Check) -> StabilityReport:
-    """Any other map: (3) as a necessary condition, the growth test, then the drain test.
-
-    (3) decides only with a capacity the map declares: for a :class:`recursions.Map` built
-    without ``capacity=``, ``servers`` is only assumed (one server twice as fast would make
-    a stable map look overloaded), so (3) is reported with the capacity assumed and the
-    verdict rests on the tests. UNSTABLE comes from the growth test; STABLE from the drain
-    test (:func:`loynes.drain_test`: the total workload falls at a linear rate from large
-    states on every face, which with i.i.d. input makes the chain positive recurrent by the
-    multi-step drift criterion), at the check's level.
-    """
-    if not chk.system.has_loss:
-        if chk.system.capacity_declared:
-            bad = fails_3(chk, condition_3(chk))
-            if bad is not None:
-                return bad
-        else:
-            from dataclasses import replace
-
-            c3 = condition_3(chk, "not used: the capacity is assumed, not declared")
-            chk.conditions[-1] = replace(c3, how=(
-                f"{c3.how}; capacity assumed = servers = {chk.system.capacity:g} (not "
-                "declared: rc.Map(capacity=...) declares it)"))
-            chk.evidence["capacity assumed (not declared)"] = chk.system.capacity
-    if chk.system.monotone:
-        res = loynes(chk.system, chk.input, chk.horizon, rng=next(chk.seeds))
-        chk.evidence["Loynes basis (not used for the verdict)"] = str(res.basis)
-        chk.evidence["Loynes total workload"] = res.total_workload.tolist()
-    bad = growth_test(chk)
-    if bad is not None:
-        return bad
-    return drain_verdict(chk)
-
-
-def drain_verdict(chk: Check, what: str = "no theorem applies to this map") -> StabilityReport:
-    """STABLE when the drain test passes at the check's level, else UNDECIDED with advice.
-
-    Run after the growth test found nothing; the advice says what would decide: the steps
-    at which unclear directions would pass, the direction the map does not drain from, a
-    capacity to declare (so that (3) can say UNSTABLE), or blocks to declare (so that the
-    test starts from each group of servers' faces).
-    """
-    why = drain_refusal(chk.system, chk.input)
-    extra: dict[str, Any] = {}
-    what += ("; no significant growth" if "growth per customer" in chk.evidence
-             else "; the growth test did not run at this budget")
-    if why:
-        chk.evidence["drain test"] = f"not run: {why}"
-        extra["drain"] = f"the drain test does not apply: {why}"
-        return undecided(chk, f"{what}, and {why}", extra)
-    d = drain_test(chk.system, chk.input, steps=max(chk.steps // 4, 16),
-                   replications=2 * chk.replications, alpha=chk.level, rng=next(chk.seeds))
-    chk.evidence["drain test"] = str(d)
-    chk.evidence["drain directions"] = [str(x) for x in d.directions]
-    if d.worst is not None and d.worst.se > 0:
-        chk.evidence["drain t"] = (d.worst.drain - d.margin) / d.worst.se
-    if d.drains:
-        return chk.report("stable", Basis(
-            "test", "drain", chk.alpha,
-            f"the total workload drains from large states on every face ({d}): with i.i.d. "
-            "input the multi-step drift criterion makes the chain positive recurrent"))
-    if d.drains is False:
-        extra["drain"] = (f"the map does not drain from one direction ({d.worst}): from "
-                          "there its workload grows; if it is unstable, the growth test's "
-                          "steps below would show it")
-    elif d.steps_needed is not None:
-        extra["steps"] = 4 * d.steps_needed
-        extra["drain"] = (f"the steps at which the unclear directions would likely drain by "
-                          f"the margin, if what was seen is real ({d.worst})")
-    else:
-        extra["drain"] = f"some direction drains by less than the margin ({d.worst})"
-    if not chk.system.capacity_declared and not chk.system.has_loss:
-        extra["capacity"] = ("declare the map's capacity, rc.Map(..., capacity=work per unit "
-                             "time with every server busy): then (3) decides a load at or "
-                             "above 1 as UNSTABLE")
-    if len(chk.system.blocks) == 1 and chk.system.servers > 1:
-        extra["blocks"] = ("if the map sends some jobs to a fixed group of servers, declare "
-                           "the groups with rc.Map(..., blocks=[...]): the drain test then "
-                           "starts from every group's empty and busy faces")
-    return undecided(chk, f"{what}, and the drain test: {d}", extra)
 
 
 def _estimated_sizes(chk: Check) -> bool:

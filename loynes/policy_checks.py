@@ -1,9 +1,9 @@
-"""Stability checks of the load-balancing policies: LL(d), JSQ, power-of-d and I1F.
+"""Stability checks of the load-balancing policies: LL(d), JSQ, power-of-d, I1F and JIQ.
 
 The theory, with each theorem's hypotheses and what stays open:
 :ref:`Theory › Stability › Load-balancing policies <theory-stability-policies>`.
 
-Three families, registered with :func:`loynes.checks.register` when this module is imported
+Four families, registered with :func:`loynes.checks.register` when this module is imported
 (:mod:`loynes.stability` imports it):
 
 ========================  =======================================  ============================
@@ -17,6 +17,10 @@ family                    systems                                  STABLE from
                                                                    Bramson (2011)
                                                                    (``bramson-jsq``)
 ``"queue-length"``        ``I1F`` without a buffer                 never: no theorem covers it
+``"jiq"``                 ``JIQ`` without a buffer                 (3) and Poisson input: Foss
+                                                                   and Stolyar (2017)
+                                                                   (``jiq-poisson``); else the
+                                                                   drain test
 ========================  =======================================  ============================
 
 ``LeastOfD(S, 1)`` (random routing in law) and ``LeastOfD(S, S)`` (JSW in law) are in the
@@ -34,9 +38,11 @@ from recursions.inputs import is_poisson, is_renewal
 
 from .basis import Basis
 from .checks import Check, condition_3, fails_3, growth_test, register, undecided
+from .map_checks import drain_applies, drain_verdict
 from .report import StabilityReport
 
-__all__ = ["check_jsq", "check_least_of_d", "check_queue_length", "drift_proof_refusal"]
+__all__ = ["check_jiq", "check_jsq", "check_least_of_d", "check_queue_length",
+           "drift_proof_refusal"]
 
 
 def drift_proof_refusal(inp: rc.Input) -> str | None:
@@ -208,3 +214,42 @@ def check_queue_length(chk: Check) -> StabilityReport:
         "only in a many-server scaling regime), and a queue-length policy has no workload "
         "map for the growth test: simulate it (rc.simulate) and read its batch check, or "
         "give it a buffer (then it is bounded)"))
+
+
+@register("jiq", tests=lambda chk: 0 if is_poisson(chk.input) else 1 + drain_applies(chk))
+def check_jiq(chk: Check) -> StabilityReport:
+    """JIQ without a buffer: stable below load 1 for Poisson input (Foss and Stolyar 2017).
+
+    A busy server gets each arrival with probability at most ``1/S``. Other inputs have no
+    theorem here: the growth test decides UNSTABLE, the drain test STABLE (with i.i.d.
+    input; :func:`loynes.map_checks.drain_verdict`).
+
+    Parameters
+    ----------
+    chk : loynes.checks.Check
+        The check (its system a ``JIQ`` with ``buffer=None``).
+
+    Returns
+    -------
+    StabilityReport
+
+    Examples
+    --------
+    >>> import recursions as rc, loynes as ly
+    >>> rep = ly.check_stability(rc.JIQ(4), rc.Poisson(3.8, rc.dists.Exponential(1.0)))
+    >>> rep.verdict, rep.decided_by.name
+    ('stable', 'jiq-poisson')
+    """
+    c3 = condition_3(chk, "necessary and sufficient for Poisson input")
+    bad = fails_3(chk, c3)
+    if bad is not None:
+        return bad
+    if is_poisson(chk.input):
+        return chk.report("stable", Basis(
+            "theorem", "jiq-poisson", 0.0,
+            "(3) holds and the input is Poisson: while a server is busy it receives each "
+            "arrival with probability at most 1/S, so it gets work at rate at most the load "
+            "(Foss and Stolyar 2017, Section 2: positive Harris recurrence for every S)"))
+    bad = growth_test(chk)
+    return bad if bad is not None else drain_verdict(
+        chk, "JIQ with non-Poisson input: no theorem applies")

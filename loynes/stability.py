@@ -16,7 +16,8 @@ that decided, with a bound on the chance that the verdict is wrong. The conditio
   (S - p) E[tau]``, the work the p-server loss system overflows: with (9), sufficient for
   J_{p+1}SW (Moyal's Theorem 1). For Poisson input (8) equals (11).
 
-Each family of systems has its own short check (:mod:`loynes.checks`). A Loynes plateau never
+Each family of systems has its own short check (:mod:`loynes.checks`,
+:mod:`loynes.policy_checks`, :mod:`loynes.map_checks`). A Loynes plateau never
 decides a verdict; the growth test decides UNSTABLE only at the check's level ``alpha``.
 """
 
@@ -28,7 +29,7 @@ import recursions as rc
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.validation import check_count, check_input, check_int, check_real, require_memory
 
-from . import policy_checks  # noqa: F401  (registers the load-balancing policies' families)
+from . import map_checks, policy_checks  # noqa: F401  (register their families)
 from .checks import FAMILIES, Check
 from .renovation import renovation_probability
 from .report import Condition, StabilityReport
