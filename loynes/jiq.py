@@ -547,9 +547,7 @@ class JIQEquilibrium(Record):
         >>> len(ax.lines), ax.get_ylabel()
         (3, 'fraction of servers with workload > w')
         """
-        from .result_plots import jiq_equilibrium as draw
-
-        return draw(self, ax, w_max=w_max, times=times)
+        return _draw(self, ax, w_max=w_max, times=times)
 
     def _repr_html_(self) -> str:
         from recursions.summary import html_table
@@ -597,3 +595,27 @@ def jiq_equilibrium(rate_per_server: float, service: Any) -> JIQEquilibrium:
     ValueError: rate_per_server must give a load rate_per_server * E[service] < 1, got 1.0 ...
     """
     return JIQEquilibrium(rate_per_server, service)
+
+
+def _draw(eq: JIQEquilibrium, ax: Any = None, *, w_max: float | None = None,
+                    times: Sequence[float] = ()) -> Any:
+    from recursions.plots import axes, level_span, title
+
+    """Draw :meth:`JIQEquilibrium.plot <loynes.JIQEquilibrium.plot>`."""
+    ax = axes(ax, "JIQEquilibrium.plot()")
+    top = level_span(eq.profile, eq.load, eq.service.mean) if w_max is None else float(w_max)
+    w = np.linspace(0.0, top, 400)
+    ax.plot(w, eq.profile(w), "-", lw=2, label="x*_w: equilibrium (every arrival finds an "
+                                                 "idle server)")
+    for t in times:
+        ax.plot(w, eq.transient(w, float(t)), "--", lw=1,
+                label=f"x↑_w(t): fluid limit from empty at t = {float(t):g}")
+    ax.set_xlim(0.0, top)
+    ax.set_ylim(bottom=0.0)
+    ax.set_xlabel("workload level w")
+    ax.set_ylabel("fraction of servers with workload > w")
+    title(ax, "Large-scale JIQ (n → ∞): equilibrium workload profile",
+          f"λ = {eq.rate_per_server:.4g} per server, service {eq.service!r}, "
+          f"load {eq.load:.3g}")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax

@@ -204,9 +204,7 @@ class RedundancyFixedPoint(Record):
         >>> [line.get_label().split(":")[0] for line in ax.lines]
         ['x_w', 'P(R > t)']
         """
-        from .result_plots import redundancy_fixed_point as draw
-
-        return draw(self, ax, w_max=w_max)
+        return _draw(self, ax, w_max=w_max)
 
     def _repr_html_(self) -> str:
         from recursions.summary import html_table
@@ -500,3 +498,25 @@ def _eta(D: np.ndarray, xi: np.ndarray, k: int) -> np.ndarray:
     done = D[None, :] + xi
     t = np.sort(done, axis=1)[:, k - 1:k]
     return (np.minimum(done, np.maximum(D[None, :], t)) - D[None, :]).sum(axis=1)
+
+
+def _draw(fp: RedundancyFixedPoint, ax: Any = None, *,
+                           w_max: float | None = None) -> Any:
+    from recursions.plots import axes, level_span, title
+
+    """Draw :meth:`RedundancyFixedPoint.plot <loynes.RedundancyFixedPoint.plot>`."""
+    ax = axes(ax, "RedundancyFixedPoint.plot()")
+    top = (level_span(fp.response_sf, 1.0, fp.mean_response) if w_max is None
+           else float(w_max))
+    w = np.linspace(0.0, top, 400)
+    ax.plot(w, fp.profile(w), "-", lw=2, label="x_w: fraction of servers with workload > w")
+    ax.plot(w, fp.response_sf(w), "--", lw=1.5, label="P(R > t): response time above t")
+    ax.set_xlim(0.0, top)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("level w (workload) or time t (response)")
+    ax.set_ylabel("fraction / probability")
+    title(ax, "Redundancy (n → ∞): mean-field fixed point, profile and response tail",
+          f"λ = {fp.rate_per_server:.4g} per server, load x_0 = {fp.load:.3g}, "
+          f"E[W] = {fp.mean_workload:.3g}, E[R] = {fp.mean_response:.3g}")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax

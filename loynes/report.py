@@ -133,9 +133,7 @@ class StabilityReport:
         >>> [t.get_text().split()[0] for t in ax.get_yticklabels()]
         ['(3)', '(9)', '(11)', '(8)']
         """
-        from .result_plots import stability_report
-
-        return stability_report(self, ax, level=level)
+        return _draw(self, ax, level=level)
 
     def _repr_html_(self) -> str:
         from recursions.summary import html_table
@@ -199,3 +197,56 @@ def _short(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_short(x) for x in v) + "]"
     return str(v)
+
+
+HOLDS_COLOURS = {True: "tab:green", False: "tab:red", None: "tab:gray"}
+"""Bar colour of a condition that holds, fails, or is not decided."""
+
+
+def _draw(rep: StabilityReport, ax: Any = None, *, level: float = 0.95) -> Any:
+    """Draw :meth:`StabilityReport.plot <loynes.StabilityReport.plot>`."""
+    from recursions.plots import axes, band, title
+
+    z = band(level)
+    ax = axes(ax, "StabilityReport.plot()")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    conds = list(rep.conditions)
+    ys = np.arange(len(conds))[::-1]
+    for y, c in zip(ys, conds, strict=True):
+        ax.barh(y, c.value, height=0.6, color=HOLDS_COLOURS[c.holds], alpha=0.8)
+        estimated = c.se > 0 and math.isfinite(c.se)
+        if estimated:
+            ax.errorbar(c.value, y, xerr=z * c.se, fmt="none", ecolor="black", capsize=3)
+        thr = 0.0 if c.name == "(9)" else 1.0
+        ax.vlines(thr, y - 0.42, y + 0.42, colors="black", lw=2)
+        if math.isfinite(c.value):
+            text = f"{c.value:.3g}" + (f" ± {c.se:.2g}" if estimated else "")
+        else:
+            text = "no value computed" + {True: ": holds by an argument (see the report)",
+                                          False: ": fails by an argument (see the report)",
+                                          None: ""}[c.holds]
+        ax.annotate(text, (max(c.value, 0.0) if math.isfinite(c.value) else 0.0, y),
+                    xytext=(4, 8), fontsize=8, textcoords="offset points", va="bottom")
+    handles: list[Any] = [
+        Patch(color=HOLDS_COLOURS[h], alpha=0.8, label=text)
+        for h, text in ((True, "holds"), (False, "fails"), (None, "not decided"))
+        if any(c.holds is h for c in conds)]
+    handles.append(Line2D([], [], color="black", marker="|", ls="none", ms=12, mew=2,
+                          label="threshold: 1 (value < 1), or 0 for (9) (value > 0)"))
+    ax.set_yticks(ys, [f"{c.name}\n{_short_role(c.role)}" for c in conds], fontsize=8)
+    ax.set_ylim(-0.6, len(conds) - 0.4)
+    ends = [c.value + (z * c.se if c.se > 0 and math.isfinite(c.se) else 0.0) for c in conds]
+    ax.set_xlim(0.0, 1.2 * max([1.0, *(e for e in ends if math.isfinite(e))]))
+    ax.set_xlabel("condition value (scaled so that a condition reads value < 1)")
+    title(ax, f"Stability conditions against their thresholds: {rep.verdict.upper()}",
+          f"{rep.system}, {rep.input}\ndecided by {rep.decided_by}"
+          + (f"; error bars: {level:.0%}" if any(c.se > 0 for c in conds) else ""), width=62)
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+              ncol=len(handles), frameon=False)
+    return ax
+
+
+def _short_role(role: str) -> str:
+    return role if len(role) <= 24 else role[:22] + "…"

@@ -180,9 +180,7 @@ class LoynesResult:
         >>> len(ax.lines), ax.get_xscale()     # total, largest, where it stabilised
         (3, 'log')
         """
-        from .result_plots import loynes_result
-
-        return loynes_result(self, ax)
+        return _draw(self, ax)
 
     def _repr_html_(self) -> str:
         from recursions.summary import html_table
@@ -487,3 +485,35 @@ def _heuristic_result(common: dict[str, Any], states: list[np.ndarray], horizons
                       f"{horizons[-1]}; {note}{kind_note}")
     return LoynesResult(**common, stabilised=start is not None, stabilised_at=at, basis=basis,
                         min_horizon=n_min, suggested_horizon=suggested)
+
+
+def _draw(res: LoynesResult, ax: Any = None) -> Any:
+    """Draw :meth:`LoynesResult.plot <loynes.LoynesResult.plot>`."""
+    from recursions.plots import axes, title
+
+    ax = axes(ax, "LoynesResult.plot()")
+    n = res.horizons
+    ax.plot(n, res.total_workload, "o-", lw=1.8, label="sum_i W_n(i): total workload")
+    ax.plot(n, res.states.max(axis=1), "s--", lw=1.2, ms=4,
+            label="max_i W_n(i): largest workload")
+    if res.stabilised_at is not None:
+        if res.basis.kind == "certificate":
+            what = (f"runs from empty and from {res.upper_start:.3g} per server agree at "
+                    f"n = {res.stabilised_at}")
+        else:
+            what = f"W_n constant from n = {res.stabilised_at}"
+        ax.axvline(res.stabilised_at, color="tab:green", ls=":", lw=1.5, label=what)
+    if 0 < res.min_horizon < math.inf and res.min_horizon <= n[-1]:
+        ax.axvline(res.min_horizon, color="tab:gray", ls="-.", lw=1,
+                   label=f"plateau's minimum horizon n_min = {res.min_horizon:.3g}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(n[0] / 1.5, n[-1] * 1.5)
+    ax.set_ylim(bottom=0.0)
+    ax.set_xlabel("horizon n (customers back from time 0)")
+    ax.set_ylabel("workload at time 0")
+    load = "" if res.load is None else f"; load {res.load:.3g}"
+    verdict = "limit reached" if res.stabilised else "no limit reached"
+    title(ax, f"Loynes sequence W_n against the horizon: {verdict}",
+          f"{res.system}, {res.input}{load}\nbasis: {res.basis}")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax

@@ -1,6 +1,7 @@
 """Drawing of ``SimulationResult.plot``, and the helpers the other packages' plots share.
 
-:mod:`coupling.sample_plots` and :mod:`loynes.result_plots` draw the other results with them.
+:mod:`coupling.sample_plots` and the results of :mod:`loynes` (each beside its class) draw
+the other results with them.
 
 matplotlib is an optional extra::
 
@@ -19,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from .result import SimulationResult
 
-__all__ = ["EXTRA", "axes", "band", "pyplot", "simulation"]
+__all__ = ["EXTRA", "axes", "band", "level_span", "pyplot", "simulation", "title"]
 
 EXTRA = "pip install 'queue-recursions[plot]'"
 """What to run when matplotlib is missing."""
@@ -97,6 +98,25 @@ def title(ax: Any, what: str, detail: str, width: int = 80) -> None:
 
     lines = [w for part in detail.split("\n") for w in textwrap.wrap(part, width)]
     ax.set_title("\n".join([what, *lines]), fontsize=10, loc="left")
+
+
+def level_span(f: Any, start: float, scale: float) -> float:
+    """Where the decreasing ``f`` falls below ``start / 1000`` (at most ``60 scale``).
+
+    The right end of a plot of a tail or a profile that starts at ``start``: far enough to
+    show its decay, never more than 60 times its natural ``scale``.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(level_span(lambda w: math.exp(-w), 1.0, 1.0), 2)
+    7.45
+    """
+    scale = max(float(scale), 1e-12)
+    top = scale
+    while top < 60 * scale and float(f(top)) > start * 1e-3:
+        top *= 1.25
+    return min(top, 60 * scale)
 
 
 def simulation(res: SimulationResult, ax: Any = None, *, level: float = 0.95) -> Any:
