@@ -33,6 +33,7 @@ import numpy as np
 from .output_analysis import finite_variances
 from .plan import MAX_STEPS, REPORTED_BATCHES
 from .tables import Record
+from .unstable import UNSTABLE_LEVEL, Growth, late_growth
 
 __all__ = ["MIN_PER_SERVER", "BatchCheck", "SimulationWarning", "batch_check", "floor_for",
            "floor_of", "load_warning", "short_for", "short_run"]
@@ -133,6 +134,11 @@ class BatchCheck(Record):
         Mean over replications of the lag-1 autocorrelation of the batch means.
     lag1_limit : float
         Level above which ``lag1`` is flagged: ``max(-1/K + 4 / sqrt(K R), 0.3)``.
+    growth : recursions.unstable.Growth or None
+        With an upward trend and the arrivals per batch known: the growth per arrival over
+        the second half of the run and its one-sided test at level
+        :data:`~recursions.unstable.UNSTABLE_LEVEL` (:func:`recursions.unstable.late_growth`).
+        When it rejects, the message says plainly that the system looks unstable.
     """
 
     _dict_extra = ("trend", "correlated")
@@ -145,6 +151,7 @@ class BatchCheck(Record):
     trend_z: float
     lag1: float
     lag1_limit: float
+    growth: Growth | None = None
 
     @property
     def trend(self) -> bool:
@@ -159,6 +166,14 @@ class BatchCheck(Record):
     def message(self) -> str | None:
         """What to tell the user, or ``None`` when nothing is flagged."""
         grid = f"{self.batches} batches x {self.replications} replication(s)"
+        if self.trend and self.slope > 0 and self.growth is not None and self.growth.grows:
+            return (f"the batch means of the {self.quantity} trend upward across the run "
+                    f"(t = {self.trend_t:.3g} over {grid}) and keep growing over its second "
+                    f"half: {self.growth}. This does not look like a transient that more "
+                    "warm-up (warmup=) or a longer run would settle: the system looks "
+                    "unstable, its workload growing without levelling off, so these "
+                    "estimates describe a transient that depends on the run length, not a "
+                    "steady state (ly.check_stability tests it)")
         if self.trend:
             way = "upward" if self.slope > 0 else "downward"
             return (f"the batch means of the {self.quantity} trend {way} across the run "
@@ -365,8 +380,8 @@ def _horizon(required: int, mean_interarrival: float | None) -> str:
             "which gives that many arrivals with a margin)")
 
 
-def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload"
-                ) -> BatchCheck | None:
+def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workload",
+                arrivals: np.ndarray | None = None) -> BatchCheck | None:
     """Test the batch means ``num / den`` of each replication for a trend and for correlation.
 
     ``num`` and ``den`` are per-(replication, batch) sums, shape ``(R, K)`` (the layout of
@@ -393,6 +408,11 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
         Per-batch sums of the quantity and of its weight, shape ``(R, K)``.
     quantity : str, default "total workload"
         Name used in the message.
+    arrivals : numpy.ndarray, optional
+        Arrivals per (replication, batch), shape ``(R, K)``: with them an upward trend is
+        followed by the test of growth over the second half of the run
+        (:func:`recursions.unstable.late_growth`, one test at level
+        :data:`~recursions.unstable.UNSTABLE_LEVEL`), kept as ``growth``.
 
     Returns
     -------
@@ -469,7 +489,13 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
         limit = max(-1.0 / kk + LAG1_SIGMAS / math.sqrt(kk * len(lags)), LAG1_FLOOR)
     else:
         lag1, limit = math.nan, math.nan
-    return BatchCheck(quantity, int(kmin), used, float(slope), float(t), float(z), lag1, limit)
+    growth = None
+    if arrivals is not None and abs(z) > TREND_Z and slope > 0:
+        per_batch = float(np.sum(arrivals)) / arrivals.size if np.size(arrivals) else 0.0
+        if per_batch > 0:
+            growth = late_growth(num, den, per_batch, UNSTABLE_LEVEL, quantity)
+    return BatchCheck(quantity, int(kmin), used, float(slope), float(t), float(z), lag1, limit,
+                      growth)
 
 
 def _t_to_z(t: float, dof: int) -> float:

@@ -24,6 +24,14 @@ stage is longer: by the factor the half-widths say is needed, with a margin of 1
 batch means are still correlated. A budget (``max_steps`` per replication, ``max_seconds``
 in all) stops the run early; the report then names the intervals that missed the target and
 the steps they would need.
+
+A run whose workload grows stops too, as unstable (:mod:`recursions.unstable`): from the
+stage at which it reaches the floor on, each stage tests the growth per arrival of the total
+workload (of the jobs on the queue-length engines) over the second half of the run,
+one-sided, at its share of a level of :data:`~recursions.unstable.UNSTABLE_LEVEL` (``1e-3``)
+spent over the stages, and the first rejection ends the run: the report says ``"unstable"``
+with the growth, its error and the level, and no run length would make it precise. A run it
+does not stop is the same, number for number, as without it.
 """
 
 from __future__ import annotations
@@ -40,10 +48,17 @@ import numpy as np
 
 from . import diagnostics as dg
 from .estimate import Estimate
-from .output_analysis import Interval, interval, replication_interval, truncated
+from .output_analysis import (
+    Interval,
+    finite_variances,
+    interval,
+    replication_interval,
+    truncated,
+)
 from .plan import BASE_BATCHES, FIRST_STEPS, MAX_STEPS, MSER_PREFERENCE, STATISTICS, Modes, RunPlan
 from .result import SimulationResult, untrusted_headline
 from .tables import Record
+from .unstable import Growth, GrowthWatch
 
 __all__ = ["BASE_BATCHES", "FIRST_STEPS", "MAX_STEPS", "PrecisionReport", "Quiet", "analysed"]
 
@@ -97,8 +112,13 @@ class PrecisionReport(Record):
     steps_used : int
         Arrivals simulated in all, over stages, replications and warm-ups.
     stopped_by : str
-        ``"precision"``, ``"max_steps"``, ``"max_seconds"``, or ``"zero"`` (a statistic with a
-        relative target stayed 0 for three stages).
+        ``"precision"``, ``"max_steps"``, ``"max_seconds"``, ``"zero"`` (a statistic with a
+        relative target stayed 0 for three stages), or ``"unstable"`` (the workload grows:
+        ``growth`` says by how much).
+    growth : recursions.unstable.Growth or None
+        With ``stopped_by == "unstable"``: the test that stopped the run (the growth per
+        arrival over the second half of the last stage, its standard error, ``t`` and the
+        level); ``None`` otherwise.
     """
 
     target: dict[str, float]
@@ -112,6 +132,7 @@ class PrecisionReport(Record):
     steps: int
     steps_used: int
     stopped_by: str
+    growth: Growth | None = None
 
     def __str__(self) -> str:
         head = ("reached" if self.reached else f"not reached ({self.stopped_by})")
@@ -122,6 +143,10 @@ class PrecisionReport(Record):
             rel = " relative" if self.relative else ""
             want = "" if tol is None else f" (target {tol:g}{rel})"
             lines.append(f"  {iv}{want}")
+        if self.growth is not None:
+            lines.append(f"  {self.growth}: the system looks unstable, and no run length "
+                         "makes these intervals precise")
+            return "\n".join(lines)
         for name in self.missed:
             n = self.needed.get(name)
             lines.append(f"  {name}: needs "
@@ -220,7 +245,10 @@ def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationRe
     if modes.precision is not None:
         floors = (dg.floor_of(int(system.servers), kind),
                   settle_of(system.relaxation(plan.input)))  # None: the run confirms
-        return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floors))
+        watch = GrowthWatch(floors[0], modes.max_steps,
+                            finite_variances(plan.input, system.own_laws),
+                            plan.input.correlation_length)
+        return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floors, watch))
     return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
 
 
@@ -356,8 +384,14 @@ def _plain_half_width(iv: Interval) -> float:
 
 def _not_reached(stopped: str, zero: Sequence[str], ivs: Mapping[str, Interval],
                  tol: Mapping[str, float], needed: Mapping[str, int | None], n: int,
-                 floors: tuple[int, int | None], steady: bool, hold: str | None) -> str:
+                 floors: tuple[int, int | None], steady: bool, hold: str | None,
+                 growth: Growth | None = None) -> str:
     """Why the precision was not reached (the warning's text after "precision not reached")."""
+    if growth is not None:
+        return (f" (unstable): {growth}: the system looks unstable: its workload does not "
+                "level off, so no run length makes the intervals precise, and the estimates "
+                "describe a transient that depends on the run length, not a steady state "
+                "(ly.check_stability tests it)")
     floor, settle = floors
     calm = "(a short run that stayed calm looks more precise than it is)"
     under = (f"under the {floor:,} arrivals per replication ({dg.MIN_PER_SERVER} a server) a run "
@@ -399,12 +433,15 @@ def _growth(short: Sequence[str], ivs: Mapping[str, Interval], tol: Mapping[str,
 
 
 def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int,
-                   floors: tuple[int, int | None]) -> SimulationResult:
+                   floors: tuple[int, int | None],
+                   watch: GrowthWatch | None = None) -> SimulationResult:
     """Stages until every interval is within its target (the module's docstring), or a budget.
 
     ``floors`` are :func:`~recursions.diagnostics.floor_of` (no stop, nor growth slower than to
     reach it, below) and :func:`settle_of` (a run precise below it goes on to it; ``None``: a
-    run precise at one stage goes on to confirm it at the next).
+    run precise at one stage goes on to confirm it at the next). ``watch`` tests each stage
+    for a workload that grows (:class:`~recursions.unstable.GrowthWatch`) and stops the run
+    as ``"unstable"`` when it rejects.
     """
     floor, settle = floors
     precision, relative, confidence = modes.precision, modes.relative, modes.confidence
@@ -416,6 +453,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
     # itself: a running maximum of those stages' standard errors scaled to the current length
     prev: dict[str, tuple[float, float]] = {}
     confirmed = False  # the last stage was precise too
+    growth: Growth | None = None  # the test that stopped the run as unstable
     while True:
         t1 = time.perf_counter()
         res = quiet(partial(stages.run, n))
@@ -437,6 +475,10 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
         hold = _hold(not short, n, settle, confirmed)  # precise, but too soon to know it
         if not short and hold is None:
             stopped = "precision"
+            break
+        growth = watch(sums, n) if watch is not None else None
+        if growth is not None:  # the workload grows: no stage will be precise
+            short, zero, stopped = list(names), [], "unstable"
             break
         confirmed = not short
         zero = [k for k in short if relative and ivs[k].value == 0.0]
@@ -462,14 +504,15 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
     # below the floors a stage must reach them, whatever its half-widths say
     least = max(floor, settle or 0, math.ceil(MIN_GROWTH * n) if hold == "confirm" else 0)
     needed = {k: (max(math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2), least)
-                  if steady and ivs[k].trusted and tol[k] > 0 else None) for k in short}
+                  if steady and ivs[k].trusted and tol[k] > 0 and growth is None else None)
+              for k in short}
     report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
                              reached=not short, intervals=ivs, missed=tuple(short),
                              needed=needed, stages=count, steps=n, steps_used=stages.used,
-                             stopped_by=stopped)
+                             stopped_by=stopped, growth=growth)
     missed = None if not short else (
         f"{res.system}: precision not reached"
-        + _not_reached(stopped, zero, ivs, tol, needed, n, floors, steady, hold))
+        + _not_reached(stopped, zero, ivs, tol, needed, n, floors, steady, hold, growth))
     out = _finish(res, names, auto, confidence, min(modes.base, n), kind, side)
     final: dict[str, Any] = {  # the estimates of the intervals the run stopped on
         k: Estimate(ivs[k].value, ivs[k].se) for k in names

@@ -332,7 +332,8 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
                  final: np.ndarray, measured: list[int]) -> SimulationResult:
     """The result of the batch sums ``fine`` (replications, batches, columns) of a run."""
     acc = merge_batches(fine, plan.merge)  # the estimates' batches (the intervals use fine)
-    check = batch_check(acc[..., JOBS_T], acc[..., TIME_C], quantity="number of jobs")
+    check = batch_check(acc[..., JOBS_T], acc[..., TIME_C], quantity="number of jobs",
+                        arrivals=acc[..., ARR])
     arr = acc[..., ARR]
     span = acc[..., TIME_C] * spec.n
 

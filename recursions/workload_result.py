@@ -149,8 +149,9 @@ def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str,
     and is often the more correlated series. Returns the first check that flags, else the
     workload's.
     """
-    work = dg.batch_check(acc[..., eng.WORK], weight) if state else None
-    seen = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED], found)
+    arrivals = acc[..., eng.ARRIVALS]
+    work = dg.batch_check(acc[..., eng.WORK], weight, arrivals=arrivals) if state else None
+    seen = dg.batch_check(acc[..., eng.WAIT_SUM], acc[..., eng.JOINED], found, arrivals)
     for c in (work, seen):
         if c is not None and c.message() is not None:
             return c
