@@ -22,10 +22,10 @@ from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
 
-__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "DEFAULT_LEVELS", "FIRST_SNAPSHOTS", "FIRST_STEPS",
-           "LEAN_STATISTICS", "MAX_STEPS", "MSER_PREFERENCE", "REPORTED_BATCHES", "STATISTICS",
-           "Modes", "RunPlan", "Simulable", "check_statistics", "default_batches",
-           "kept_statistics", "make_plan"]
+__all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "DEFAULT_LEVELS", "DEFAULT_STATISTICS",
+           "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS", "MAX_STEPS", "MSER_PREFERENCE",
+           "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable", "check_statistics",
+           "default_batches", "kept_statistics", "make_plan"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -368,6 +368,10 @@ state customers see: the dense engine's drawing loop then keeps only these sums
 STATISTICS = frozenset({*LEAN_STATISTICS, "mean_workload", "busy_fraction", "p_all_busy",
                         "p_block", "mean_jobs"})
 """Every statistic a result may report (which ones a system has depends on the system)."""
+
+DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
+                      ("mean_workload",))
+"""The statistics ``precision=`` targets by default: the first group the system estimates."""
 
 
 _DEFAULTS = {"record": False, "w0": None, "start": None, "grid": None, "profile_every": None,

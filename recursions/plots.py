@@ -1,7 +1,8 @@
-"""Drawing of ``SimulationResult.plot``, and the helpers the other packages' plots share.
+"""The helpers every result's ``.plot`` shares: axes, bands, titles, the span of a tail.
 
-:mod:`coupling.sample_plots` and the results of :mod:`loynes` (each beside its class) draw
-the other results with them.
+Each result draws itself beside its class (``SimulationResult`` in :mod:`recursions.result`,
+the samples in :mod:`coupling.sample_plots`, the results of :mod:`loynes` in their modules)
+with these helpers.
 
 matplotlib is an optional extra::
 
@@ -13,14 +14,9 @@ raises an ``ImportError`` that says what to install.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
-if TYPE_CHECKING:
-    from .result import SimulationResult
-
-__all__ = ["EXTRA", "axes", "band", "level_span", "pyplot", "simulation", "title"]
+__all__ = ["EXTRA", "axes", "band", "level_span", "pyplot", "title"]
 
 EXTRA = "pip install 'queue-recursions[plot]'"
 """What to run when matplotlib is missing."""
@@ -117,45 +113,3 @@ def level_span(f: Any, start: float, scale: float) -> float:
     while top < 60 * scale and float(f(top)) > start * 1e-3:
         top *= 1.25
     return min(top, 60 * scale)
-
-
-def simulation(res: SimulationResult, ax: Any = None, *, level: float = 0.95) -> Any:
-    """Draw :meth:`SimulationResult.plot <recursions.SimulationResult.plot>`."""
-    z = band(level)
-    ax = axes(ax, "SimulationResult.plot()")
-    g = res.grid
-    if g.size == 0:
-        raise ValueError("this result has no grid: pass grid=... to simulate (a run with "
-                         "statistics= naming only waits or losses keeps none)")
-    if res.mean_response is not None and res.p_wait is None:
-        tail = "P(R > w): response time of a job"
-    elif res.p_wait is None:
-        tail = "P(found > w): workload an admitted arrival finds at its server"
-    else:
-        tail = "P(W > w): wait of an arriving customer"
-    curves = [("profile", "x_w: fraction of servers with workload > w", "-"),
-              ("wait_sf", tail, "--")]
-    errors: list[ValueError] = []
-    for method, label, style in curves:
-        try:
-            est = getattr(res, method)(g)
-        except ValueError as exc:  # too few snapshots, or no histogram of what was found
-            errors.append(exc)
-            continue
-        value = np.asarray(est.value, dtype=float)
-        se = np.nan_to_num(np.asarray(est.se, dtype=float))
-        (line,) = ax.plot(g, value, style, lw=1.8, label=label)
-        ax.fill_between(g, np.clip(value - z * se, 0.0, 1.0), np.clip(value + z * se, 0.0, 1.0),
-                        color=line.get_color(), alpha=0.25, lw=0)
-    if len(errors) == len(curves):
-        raise errors[0]
-    ax.set_xlabel("level w (workload, time)")
-    ax.set_ylabel("fraction / probability")
-    ax.set_xlim(float(g[0]), float(g[-1]))
-    ax.set_ylim(0.0, 1.02)
-    n = f"{res.steps:,} arrivals" + (f" × {res.replications} replications"
-                                     if res.replications > 1 else "")
-    title(ax, "Profile x_w and wait tail seen by arrivals (simulation)",
-          f"{res.system}, {res.input}\n{n}; shaded: pointwise {level:.0%} band")
-    ax.legend(fontsize=8, loc="upper right")
-    return ax

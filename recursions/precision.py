@@ -55,7 +55,16 @@ from .output_analysis import (
     replication_interval,
     truncated,
 )
-from .plan import BASE_BATCHES, FIRST_STEPS, MAX_STEPS, MSER_PREFERENCE, STATISTICS, Modes, RunPlan
+from .plan import (
+    BASE_BATCHES,
+    DEFAULT_STATISTICS,
+    FIRST_STEPS,
+    MAX_STEPS,
+    MSER_PREFERENCE,
+    STATISTICS,
+    Modes,
+    RunPlan,
+)
 from .result import SimulationResult, untrusted_headline
 from .tables import Record
 from .unstable import Growth, GrowthWatch
@@ -77,11 +86,6 @@ with no such time scale confirm a precise stage on the next instead (:func:`sett
 MIN_GROWTH = 1.25
 """The least factor a stage grows by when every interval is trusted (twice while not), and
 the factor of the stage that confirms a precise one (systems with no relaxation time)."""
-
-DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
-                      ("mean_workload",))
-"""The statistics ``precision=`` targets by default: the first group the system estimates."""
-
 
 @dataclasses.dataclass(frozen=True)
 class PrecisionReport(Record):

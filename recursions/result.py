@@ -12,6 +12,7 @@ import numpy as np
 from . import diagnostics as dg
 from .estimate import Estimate, ratio_estimate
 from .output_analysis import merge_batches
+from .plan import DEFAULT_STATISTICS
 from .tables import Record
 
 __all__ = ["SimulationResult", "untrusted_headline", "warn_fixed_budget"]
@@ -377,9 +378,7 @@ class SimulationResult(Record):
         >>> ax.get_xlabel(), len(ax.lines)
         ('level w (workload, time)', 2)
         """
-        from .plots import simulation
-
-        return simulation(self, ax, level=level)
+        return _draw(self, ax, level=level)
 
     def _repr_html_(self) -> str:
         from .summary import html_table
@@ -441,7 +440,7 @@ def untrusted_headline(result: SimulationResult) -> str | None:
     """What a fixed-budget run says when a headline interval of ``result`` cannot be trusted.
 
     The headline statistics are the first group of
-    :data:`recursions.precision.DEFAULT_STATISTICS` that ``result`` estimates (``p_wait`` and
+    :data:`recursions.plan.DEFAULT_STATISTICS` that ``result`` estimates (``p_wait`` and
     ``mean_wait``, else ``mean_response``, ``p_loss`` or ``mean_workload``); those without a
     normal limit (``_no_clt``) are left out, as they have their own message, and so are those
     whose batch means never vary (nothing observed, such as no customer waiting, or a
@@ -470,7 +469,6 @@ def untrusted_headline(result: SimulationResult) -> str | None:
     True
     """
     from .output_analysis import MIN_BATCHES
-    from .precision import DEFAULT_STATISTICS
 
     if result._short is not None:
         return result._short
@@ -578,3 +576,47 @@ def _check_profile_samples(den_batches: np.ndarray, replications: int, servers: 
                          "default: every S-th), too few for an estimate: simulate more steps "
                          "than profile_every, or pass a smaller profile_every= (e.g. "
                          "profile_every=1)")
+
+
+def _draw(res: SimulationResult, ax: Any = None, *, level: float = 0.95) -> Any:
+    """Draw :meth:`SimulationResult.plot <recursions.SimulationResult.plot>`."""
+    from .plots import axes, band, title
+
+    z = band(level)
+    ax = axes(ax, "SimulationResult.plot()")
+    g = res.grid
+    if g.size == 0:
+        raise ValueError("this result has no grid: pass grid=... to simulate (a run with "
+                         "statistics= naming only waits or losses keeps none)")
+    if res.mean_response is not None and res.p_wait is None:
+        tail = "P(R > w): response time of a job"
+    elif res.p_wait is None:
+        tail = "P(found > w): workload an admitted arrival finds at its server"
+    else:
+        tail = "P(W > w): wait of an arriving customer"
+    curves = [("profile", "x_w: fraction of servers with workload > w", "-"),
+              ("wait_sf", tail, "--")]
+    errors: list[ValueError] = []
+    for method, label, style in curves:
+        try:
+            est = getattr(res, method)(g)
+        except ValueError as exc:  # too few snapshots, or no histogram of what was found
+            errors.append(exc)
+            continue
+        value = np.asarray(est.value, dtype=float)
+        se = np.nan_to_num(np.asarray(est.se, dtype=float))
+        (line,) = ax.plot(g, value, style, lw=1.8, label=label)
+        ax.fill_between(g, np.clip(value - z * se, 0.0, 1.0), np.clip(value + z * se, 0.0, 1.0),
+                        color=line.get_color(), alpha=0.25, lw=0)
+    if len(errors) == len(curves):
+        raise errors[0]
+    ax.set_xlabel("level w (workload, time)")
+    ax.set_ylabel("fraction / probability")
+    ax.set_xlim(float(g[0]), float(g[-1]))
+    ax.set_ylim(0.0, 1.02)
+    n = f"{res.steps:,} arrivals" + (f" × {res.replications} replications"
+                                     if res.replications > 1 else "")
+    title(ax, "Profile x_w and wait tail seen by arrivals (simulation)",
+          f"{res.system}, {res.input}\n{n}; shaded: pointwise {level:.0%} band")
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
