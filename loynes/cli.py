@@ -335,33 +335,9 @@ def _check_budget(args: argparse.Namespace) -> None:
 
 def run_sweep(args: argparse.Namespace) -> int:
     """The ``sweep`` subcommand: write the stability map's CSV and PNG into ``--out``."""
-    from pathlib import Path
+    from .stability_maps import PoissonAtLoad, stability_map
 
-    from .stability_maps import PoissonAtLoad, SystemFamily, stability_map
-
-    if args.servers < 1:
-        raise CliError(f"--servers must be >= 1, got {args.servers}")
-    loads = parse_loads(args.loads)
-    family = SystemFamily(args.system, args.servers)
-    if family.param_name == "system":  # no parameter: one row over the loads
-        for flag in ("--p", "--d"):
-            if getattr(args, flag[2:]) is not None:
-                raise CliError(f"{flag} does not apply to --system {args.system}: it has no "
-                               "parameter (its map is one row over the loads)")
-        params: list[Any] = family.values()
-    else:
-        flag, other = ("--d", "--p") if family.param_name == "d" else ("--p", "--d")
-        spec = getattr(args, flag[2:])
-        if spec is None:
-            raise CliError(f"--system {args.system} needs {flag} A:B (the values to map)")
-        if getattr(args, other[2:]) is not None:
-            raise CliError(f"{other} does not apply to --system {args.system}; give {flag}")
-        params = parse_int_range(spec, flag)
-        allowed = family.values()
-        lo, hi = allowed[0], allowed[-1]
-        if params[0] < lo or params[-1] > hi:
-            raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} "
-                           f"servers, got {spec!r}")
+    family, loads, params = _sweep_grid(args)
     _check_budget(args)
     if args.seed < 0:
         raise CliError(f"--seed must be >= 0, got {args.seed}")
@@ -374,19 +350,15 @@ def run_sweep(args: argparse.Namespace) -> int:
         except ImportError:
             raise CliError("--scheduler needs dask.distributed: "
                            "pip install 'dask[distributed]'") from None
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CliError(f"--out: cannot create {str(out)!r}: {exc.strerror}") from None
+    out = _out_folder(args.out)
     from .checkpoint import CheckpointMismatch
     from .runners import SweepError
 
     checkpoint = out / "stability_map.checkpoint.jsonl"  # removed once the map is written
     try:
         smap = stability_map(family, PoissonAtLoad(args.servers, service), loads, params,
-                             rng=args.seed, client=args.scheduler,
-                             param_name=family.param_name,
+                             rng=args.seed,
+                             client=args.scheduler, param_name=family.param_name,
                              steps=args.steps, horizon=args.horizon,
                              max_workers=args.workers, progress=not args.quiet,
                              checkpoint=checkpoint)
@@ -409,22 +381,8 @@ def run_sweep(args: argparse.Namespace) -> int:
             print(smap)
             print(why)
         return 130
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    smap.to_csv(out / "stability_map.csv")
-    fig, ax = plt.subplots(figsize=(7.5, 4 if len(params) > 1 else 2.6))
-    what = (args.system if family.param_name == "system"
-            else f"{args.system} over {family.param_name}")
-    smap.plot(ax, title=f"{what}, S={args.servers}, Poisson, service {args.service}")
-    ax.set_xlabel("load ρ = λE[σ]/S")
-    fig.tight_layout()
-    fig.savefig(out / "stability_map.png", dpi=120)
-    plt.close(fig)
+    written = _write_map(smap, args, family.param_name, len(params), out)
     checkpoint.unlink(missing_ok=True)
-    written = [out / "stability_map.csv", out / "stability_map.png"]
     if args.json:
         print(json.dumps(sweep_to_dict(smap, args, service, written=written), indent=2))
         return 0
@@ -432,6 +390,66 @@ def run_sweep(args: argparse.Namespace) -> int:
     print(f"ran {smap.execution}")
     print(f"written: {written[0]}, {written[1]}")
     return 0
+
+
+def _sweep_grid(args: argparse.Namespace) -> tuple[Any, list[float], list[Any]]:
+    """The ``sweep`` subcommand's family of systems, loads and parameter values, checked."""
+    from .stability_maps import SystemFamily
+
+    if args.servers < 1:
+        raise CliError(f"--servers must be >= 1, got {args.servers}")
+    loads = parse_loads(args.loads)
+    family = SystemFamily(args.system, args.servers)
+    if family.param_name == "system":  # no parameter: one row over the loads
+        for flag in ("--p", "--d"):
+            if getattr(args, flag[2:]) is not None:
+                raise CliError(f"{flag} does not apply to --system {args.system}: it has no "
+                               "parameter (its map is one row over the loads)")
+        return family, loads, family.values()
+    flag, other = ("--d", "--p") if family.param_name == "d" else ("--p", "--d")
+    spec = getattr(args, flag[2:])
+    if spec is None:
+        raise CliError(f"--system {args.system} needs {flag} A:B (the values to map)")
+    if getattr(args, other[2:]) is not None:
+        raise CliError(f"{other} does not apply to --system {args.system}; give {flag}")
+    params = parse_int_range(spec, flag)
+    allowed = family.values()
+    lo, hi = allowed[0], allowed[-1]
+    if params[0] < lo or params[-1] > hi:
+        raise CliError(f"{flag}: values must lie in {lo}..{hi} for {args.servers} "
+                       f"servers, got {spec!r}")
+    return family, loads, params
+
+
+def _out_folder(path: str) -> Any:
+    """``--out`` as a folder that exists (made if need be), or a :class:`CliError`."""
+    from pathlib import Path
+
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--out: cannot create {str(out)!r}: {exc.strerror}") from None
+    return out
+
+
+def _write_map(smap: Any, args: argparse.Namespace, param_name: str, rows: int,
+               out: Any) -> list[Any]:
+    """Write the map's CSV and PNG into ``out``; the paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    smap.to_csv(out / "stability_map.csv")
+    fig, ax = plt.subplots(figsize=(7.5, 4 if rows > 1 else 2.6))
+    what = args.system if param_name == "system" else f"{args.system} over {param_name}"
+    smap.plot(ax, title=f"{what}, S={args.servers}, Poisson, service {args.service}")
+    ax.set_xlabel("load ρ = λE[σ]/S")
+    fig.tight_layout()
+    fig.savefig(out / "stability_map.png", dpi=120)
+    plt.close(fig)
+    return [out / "stability_map.csv", out / "stability_map.png"]
 
 
 def sweep_to_dict(smap: Any, args: argparse.Namespace, service: Any, *,

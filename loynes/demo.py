@@ -61,8 +61,6 @@ def run_demo(out: str | os.PathLike[str] = "demo_output", quick: bool = False) -
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     if rc.cache_folders():
@@ -80,10 +78,18 @@ def run_demo(out: str | os.PathLike[str] = "demo_output", quick: bool = False) -
     print(text)
     (folder / "report.txt").write_text(text + "\n")
     _say(f"      done in {time.perf_counter() - t0:.1f} s: {folder / 'report.txt'}")
+    _loynes_figure(system, inp, folder / "loynes_sequence.png", 2**14 if quick else 2**18)
+    loads, verdict = _region_figure(folder / "stability_region.png", quick)
+    _say(f"\nwritten to {folder}/: report.txt, loynes_sequence.png, stability_region.png")
+    return {"report": folder / "report.txt", "loynes": folder / "loynes_sequence.png",
+            "region": folder / "stability_region.png", "verdicts": verdict, "loads": loads}
 
-    # Loynes sequences of the system and its bounds, from the same backward draws
+
+def _loynes_figure(system: rc.System, inp: rc.Input, path: Path, horizon: int) -> None:
+    """Loynes sequences of the system and its bounds, from the same backward draws."""
+    import matplotlib.pyplot as plt
+
     t0 = time.perf_counter()
-    horizon = 2**14 if quick else 2**18
     _say(f"\n[2/3] Loynes sequences up to horizon {horizon} of J{P + 1}SW, its envelope, the "
          "split bound and JSW ...")
     fig, ax = plt.subplots(figsize=(7, 5))
@@ -104,11 +110,15 @@ def run_demo(out: str | os.PathLike[str] = "demo_output", quick: bool = False) -
                  "stable", fontsize=8)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(folder / "loynes_sequence.png", dpi=120)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
-    _say(f"      done in {time.perf_counter() - t0:.1f} s: {folder / 'loynes_sequence.png'}")
+    _say(f"      done in {time.perf_counter() - t0:.1f} s: {path}")
 
-    # stability region in (load, p)
+
+def _region_figure(path: Path, quick: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The stability region in (load, p): ``(loads, verdicts)``, drawn into ``path``."""
+    import matplotlib.pyplot as plt
+
     t0 = time.perf_counter()
     loads = np.linspace(0.5, 1.05, 6 if quick else 23)
     ps = np.arange(S)
@@ -139,9 +149,7 @@ def run_demo(out: str | os.PathLike[str] = "demo_output", quick: bool = False) -
                  "a boundary)", fontsize=8)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    fig.savefig(folder / "stability_region.png", dpi=120)
+    fig.savefig(path, dpi=120)
     plt.close(fig)
-    _say(f"      done in {time.perf_counter() - t0:.1f} s: {folder / 'stability_region.png'}")
-    _say(f"\nwritten to {folder}/: report.txt, loynes_sequence.png, stability_region.png")
-    return {"report": folder / "report.txt", "loynes": folder / "loynes_sequence.png",
-            "region": folder / "stability_region.png", "verdicts": verdict, "loads": loads}
+    _say(f"      done in {time.perf_counter() - t0:.1f} s: {path}")
+    return loads, verdict

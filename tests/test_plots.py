@@ -248,8 +248,8 @@ def test_every_plot_without_matplotlib_names_the_extra(monkeypatch, sim, seq, re
 
 
 def test_plot_modules_import_without_matplotlib():
-    code = ("import sys; import recursions.plots, coupling.sample_plots, loynes.sequence, loynes.report; "
-            "import recursions, coupling, loynes; "
+    code = ("import sys; import recursions.plots, coupling.sample_plots, loynes.sequence; "
+            "import loynes.report, recursions, coupling, loynes; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
