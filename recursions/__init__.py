@@ -10,8 +10,9 @@ name                               module
 ``Periodic``, ``MarkovModulated``
 ``JSW``, ``JpSW``, ``Loss``,       :mod:`recursions.systems` (objects) and
 ``RandomRouting``, ``JIQ``,        :mod:`recursions.maps` (the compiled maps, one function
-``LeastOfD``, ``Envelope``,        each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
-``SplitBound``                     ``jiq``, ``least_of_d``, ``envelope``, ``split``)
+``LeastOfD``                       each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
+                                   ``jiq``, ``least_of_d``, ``envelope``, ``split``)
+``Envelope``, ``SplitBound``       :mod:`recursions.bounds` (J_{p+1}SW's monotone bounds)
 ``Map`` (your own map),            :mod:`recursions.user_map` (the sorted-vector helpers
 ``MapContractError``               for writing one in :mod:`recursions.vectors`)
 ``simulate``                       :mod:`recursions.simulate` (the drivers: the template
@@ -50,6 +51,7 @@ True
 from . import codes, diagnostics, dists, maps, redundancy, vectors, zerowait
 from ._cache import CacheError, CacheWarning, cache_folders, clear_cache
 from .backward import BackwardDraws, iterate
+from .bounds import Envelope, SplitBound
 from .codes import LOST
 from .diagnostics import SimulationWarning
 from .estimate import Estimate
@@ -57,7 +59,7 @@ from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
 from .queue_policies import I1F, JSQ, PowerOfD
 from .redundancy import JobClass, Redundancy
 from .simulate import SimulationResult, simulate
-from .systems import JIQ, JSW, Envelope, JpSW, LeastOfD, Loss, RandomRouting, SplitBound, System
+from .systems import JIQ, JSW, JpSW, LeastOfD, Loss, RandomRouting, System
 from .user_map import Map, MapContractError, SlowMapWarning
 
 __version__ = "0.1.0"
