@@ -421,14 +421,13 @@ def batch_check(num: np.ndarray, den: np.ndarray, quantity: str = "total workloa
 
     Notes
     -----
-    The check is lenient on purpose: no false alarm in 2200 runs of stationary M/M/S cells.
-    It cannot see every run whose batches are shorter than the correlation time (heavy
+    The check is lenient on purpose, so that a stationary run is almost never flagged. It
+    cannot see every run whose batches are shorter than the correlation time (heavy
     traffic, or a few arrivals per server per batch), and lets some through with standard
     errors far too small; with several replications it warns in most of them, so for such
     runs use several replications and far more steps. The batch means of unstable systems
-    trend, and were flagged in every run measured. The warning rates, coverage and spread
-    of the errors, per cell, are in the Benchmarks page of the docs (``docs/benchmarks.md``),
-    section :ref:`Batch check warning rates <bench-batch-check>`.
+    trend. How often it warns, per cell, and the coverage and spread of the errors are in
+    the docs: :ref:`Batch check warning rates <bench-batch-check>`.
 
     Examples
     --------

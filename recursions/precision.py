@@ -78,10 +78,9 @@ system has one (:meth:`recursions.System.relaxation`: FCFS G/G/S).
 Twice the ``320 T`` below which a fixed-budget run warns (:func:`recursions.diagnostics.
 short_run`). A run that looks precise sooner goes on to ``640 T`` (by at most 16 times):
 near saturation a short run that happened to stay calm has small, weakly correlated batch
-means and passes every test of its own. E2/M/1 at load 0.99 (800 seeds): the coverage of
-``mean_wait`` rose from 0.930 to 0.945 for 5% more arrivals; only the 104 runs that had
-stopped under ``640 T`` changed (``docs/intervals.md``, "Asking for a precision"). Systems
-with no such time scale confirm a precise stage on the next instead (:func:`settle_of`)."""
+means and passes every test of its own (what this rule changed is measured on the docs'
+Intervals page, "Asking for a precision"). Systems with no such time scale confirm a precise
+stage on the next instead (:func:`settle_of`)."""
 
 MIN_GROWTH = 1.25
 """The least factor a stage grows by when every interval is trusted (twice while not), and
