@@ -44,7 +44,13 @@ for a long stretch and then relieve it). A transient that rises smoothly and lev
 large system's fluid fill-up, nearly free of noise, so that its ``t`` can be large) is told
 apart by its shape: a test that rejects counts only if the last quarter of the run grows at
 least half as fast as the third (:data:`SLOWING`); linear growth passes that, a levelling-off
-does not. This guard can only lower the rate of false stops.
+does not. And in precision mode a rejection stops the run only if the growth per arrival
+has kept its rate since a stage at most a quarter as long (:data:`KEEPS`): a stable system
+filling up from empty rises at most like the square root of the run (a reflected random
+walk), so its growth per arrival halves when the run is four times longer, while linear
+growth keeps it. Summed over many servers or pooled over many replications a fill-up is
+nearly noiseless and its ``t`` can be large at every stage; its shape gives it away. These
+guards can only lower the rate of false stops.
 
 The level
 ---------
@@ -72,8 +78,8 @@ import numpy as np
 
 from .tables import Record
 
-__all__ = ["CORRELATION_LENGTHS", "GROUPS", "SERIES", "SLOWING", "UNSTABLE_LEVEL", "Growth",
-           "GrowthWatch", "late_growth", "stage_level"]
+__all__ = ["CORRELATION_LENGTHS", "GROUPS", "KEEPS", "SERIES", "SLOWING", "UNSTABLE_LEVEL",
+           "Growth", "GrowthWatch", "late_growth", "stage_level"]
 
 UNSTABLE_LEVEL = 1e-3
 """The probability, at most, that a stable run is stopped or called unstable by the test
@@ -82,6 +88,11 @@ default ``alpha``."""
 
 GROUPS = 32
 """Groups the second half of a run is cut into (at most: half the batches when fewer)."""
+
+KEEPS = 0.75
+"""A growth that stops a precision run must be at least this fraction of the growth per
+arrival measured at a stage at most a quarter as long: linear growth keeps its rate (1), a
+fill-up from empty loses at least half of it (at most ``1/2`` for a square-root rise)."""
 
 SLOWING = 0.5
 """A rejection counts only if the last quarter grows at least this fraction as fast as the
@@ -247,7 +258,8 @@ class GrowthWatch:
     run has (:func:`late_growth`) at the stage's share of :data:`UNSTABLE_LEVEL`
     (:func:`stage_level`), from the stage at which the run reaches ``floor`` arrivals per
     replication (:func:`recursions.diagnostics.floor_of`) on, and returns the test when it
-    rejects.
+    rejects and the growth per arrival has kept its rate since a stage at most a quarter as
+    long (:data:`KEEPS`).
 
     Parameters
     ----------
@@ -268,6 +280,7 @@ class GrowthWatch:
         self.testable, self.correlation = testable, correlation
         self.first: int | None = None
         self.previous: int | None = None
+        self.seen: list[tuple[int, float]] = []  # (arrivals, growth) of each tested stage
 
     def __call__(self, sums: Mapping[str, Any], n: int) -> Growth | None:
         """The test of the stage of ``n`` arrivals per replication if it rejects, else ``None``."""
@@ -287,5 +300,16 @@ class GrowthWatch:
             got = late_growth(num, den, n / k, level, name)
             if got is None:
                 continue  # e.g. a heap run's workload with no snapshot in some group
-            return got if got.grows else None
+            kept = self._kept(n, got.growth)
+            self.seen.append((n, got.growth))
+            return got if got.grows and kept else None
         return None
+
+    def _kept(self, n: int, growth: float) -> bool:
+        """Whether ``growth`` is at least :data:`KEEPS` of that of a stage of ``<= n / 4``.
+
+        Without such an earlier stage the run goes on (at most two more stages): a growth
+        seen once may be the fill-up from empty.
+        """
+        earlier = [g for m, g in self.seen if 4 * m <= n]
+        return bool(earlier) and growth >= KEEPS * earlier[-1]
