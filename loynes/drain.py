@@ -22,9 +22,8 @@ whose drain is significantly below the margin is one the map does not drain from
 not STABLE on this road); the theory is on the page :ref:`theory-stability-drain`.
 
 What the test cannot see: a direction it did not sample, and growth that needs longer than
-``steps`` arrivals to show on the fluid scale. Its calibration (how often it said "drains"
-for unstable maps near their boundaries: never, over the cells of the table) is in
-``docs/calibration.md``.
+``steps`` arrivals to show on the fluid scale. How often it said "drains" where it must not,
+and its power, are measured on the docs' Calibration page.
 """
 
 from __future__ import annotations
@@ -39,17 +38,23 @@ import numpy as np
 
 import recursions as rc
 from recursions.inputs import is_renewal
+from recursions.output_analysis import finite_variances
 from recursions.rng import RngLike, as_seed_sequence
 from recursions.tables import Record
 from recursions.validation import check_count, check_input, check_int, check_real
 
-__all__ = ["DrainDirection", "DrainResult", "drain_refusal", "drain_test"]
+__all__ = ["MAX_BLOCKS", "MAX_FACES", "DrainDirection", "DrainResult", "drain_refusal",
+           "drain_test"]
 
 SHAPES = ("flat", "spread", "random")
 """Shapes of the busy servers' workloads: all equal, evenly spread over ``(0, 1]``, random."""
 
 MAX_FACES = 24
-"""Most faces (patterns of empty servers) a test starts from; above, a fixed subset."""
+"""Faces (patterns of empty servers) a test starts from at most, beyond the required ones
+(every server busy, each block empty alone, each busy alone); above, a random subset."""
+
+MAX_BLOCKS = 16
+"""Most blocks a map may declare for the drain test (each adds required faces)."""
 
 SCALE = 4.0
 """The start's level ``L`` in units of the run's length in time (``steps E[tau]``)."""
@@ -140,8 +145,8 @@ class DrainResult(Record):
             return (f"drains from all {n} directions by more than {self.margin:.3g} per unit "
                     f"time (each at level {self.level:.2g}, alpha = {self.alpha:.2g})")
         if self.drains is False:
-            what, bad = "does not drain", [d for d in self.directions
-                                           if d.verdict == "does not drain"]
+            what, bad = "drains by less than the margin", [
+                d for d in self.directions if d.verdict == "does not drain"]
         else:
             what, bad = "is not shown to drain", [d for d in self.directions
                                                   if d.verdict != "drains"]
@@ -153,7 +158,11 @@ def drain_refusal(system: Any, input: rc.Input) -> str:
 
     It needs a map on workload vectors (``"dense"`` among the system's engines), i.i.d.
     input (renewal: the state at arrivals is then a Markov chain, which the drift criterion
-    is about), and finite variances (the ``t`` test of each direction).
+    is about) whose interarrival law is unbounded (an interarrival time longer than every
+    workload empties the system from any bounded set of states: the regeneration that turns
+    the criterion's returns into a stationary law), finite variances of the input's laws and
+    the system's own (the ``t`` test of each direction), and at most :data:`MAX_BLOCKS`
+    blocks (their faces to start from).
 
     Examples
     --------
@@ -167,9 +176,16 @@ def drain_refusal(system: Any, input: rc.Input) -> str:
     if not is_renewal(input):
         return ("the input is not i.i.d. (renewal), so the state at arrivals is not a Markov "
                 "chain and the drift criterion says nothing")
-    if not input.finite_variance:
+    if not math.isinf(input.interarrival.support_max):
+        return ("the interarrival law is bounded, so no interarrival time is sure to empty "
+                "the system: the drift criterion's returns give no stationary law without a "
+                "regeneration the map does not declare")
+    if not finite_variances(input, system.own_laws):
         return ("a law has an infinite variance, so the drain rates have no valid standard "
                 "error")
+    if len(system.blocks) > MAX_BLOCKS:
+        return (f"the map declares {len(system.blocks)} blocks, more than the {MAX_BLOCKS} "
+                "whose faces the test starts from")
     return ""
 
 
@@ -183,17 +199,31 @@ def _levels(b: int) -> list[int]:
 
 
 def _faces(system: Any, rng: np.random.Generator) -> list[tuple[int, ...]]:
-    """Patterns of empty servers per block, never all empty: all of them, or a subset."""
+    """Patterns of empty servers per block, never all empty: all of them, or a subset.
+
+    All when there are at most :data:`MAX_FACES`; else every server busy, each block empty
+    alone and each block busy alone, then random patterns up to :data:`MAX_FACES` (the
+    product of the blocks' counts is never built: it grows exponentially with the blocks).
+    """
     sizes = [hi - lo for lo, hi in system.blocks]
-    faces = [f for f in itertools.product(*(_levels(b) for b in sizes))
-             if sum(f) < system.servers]
-    if len(faces) <= MAX_FACES:
-        return faces
-    must = [f for f in faces if sum(f) == 0 or all(e in (0, b) for e, b in zip(f, sizes,
-                                                                            strict=True))]
-    rest = [f for f in faces if f not in must]
-    pick = rng.choice(len(rest), size=max(MAX_FACES - len(must), 0), replace=False)
-    return must + [rest[i] for i in sorted(pick)]
+    levels = [_levels(b) for b in sizes]
+    if math.prod(len(lv) for lv in levels) <= MAX_FACES + 1:
+        return [f for f in itertools.product(*levels) if sum(f) < system.servers]
+    k = len(sizes)
+    must = {tuple([0] * k)}
+    for j, b in enumerate(sizes):
+        must.add(tuple(b if i == j else 0 for i in range(k)))  # block j empty alone
+        must.add(tuple(0 if i == j else sizes[i] for i in range(k)))  # block j busy alone
+    faces = sorted(f for f in must if sum(f) < system.servers)
+    seen = set(faces)
+    for _ in range(50 * MAX_FACES):
+        if len(faces) >= MAX_FACES:
+            break
+        f = tuple(int(rng.choice(lv)) for lv in levels)
+        if sum(f) < system.servers and f not in seen:
+            seen.add(f)
+            faces.append(f)
+    return faces
 
 
 def _start(system: Any, face: tuple[int, ...], shape: str, level: float,
@@ -241,9 +271,10 @@ def drain_test(
     """Test that the total workload drains at a linear rate from large states in every direction.
 
     See the module :mod:`loynes.drain` for the criterion behind it. Every direction runs
-    ``replications`` copies of ``steps`` arrivals from ``L x`` with ``L = 4 steps E[tau]``;
-    the fall of the total workload per unit time is tested against ``margin`` times the
-    system's capacity.
+    ``replications`` copies of ``steps`` arrivals from ``L x`` with ``L = 4 steps E[tau] C /
+    S`` (``C / S`` the work a server does per unit time); the fall of the total workload per
+    unit time is tested against ``margin`` times the capacity ``C``, each direction at level
+    ``alpha / directions``.
 
     Parameters
     ----------

@@ -598,10 +598,10 @@ def jiq_equilibrium(rate_per_server: float, service: Any) -> JIQEquilibrium:
 
 
 def _draw(eq: JIQEquilibrium, ax: Any = None, *, w_max: float | None = None,
-                    times: Sequence[float] = ()) -> Any:
+          times: Sequence[float] = ()) -> Any:
+    """Draw :meth:`JIQEquilibrium.plot <loynes.JIQEquilibrium.plot>`."""
     from recursions.plots import axes, level_span, title
 
-    """Draw :meth:`JIQEquilibrium.plot <loynes.JIQEquilibrium.plot>`."""
     ax = axes(ax, "JIQEquilibrium.plot()")
     top = level_span(eq.profile, eq.load, eq.service.mean) if w_max is None else float(w_max)
     w = np.linspace(0.0, top, 400)

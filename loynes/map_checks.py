@@ -88,9 +88,10 @@ def drain_verdict(chk: Check, what: str = "no theorem applies to this map") -> S
             f"the total workload drains from large states on every face ({d}): with i.i.d. "
             "input the multi-step drift criterion makes the chain positive recurrent"))
     if d.drains is False:
-        extra["drain"] = (f"the map does not drain from one direction ({d.worst}): from "
-                          "there its workload grows; if it is unstable, the growth test's "
-                          "steps below would show it")
+        extra["drain"] = (f"from one direction the map drains by less than the margin of "
+                          f"{d.margin:.3g} per unit time, or grows ({d.worst}): more steps "
+                          "will not make it drain by more; if it is unstable, the growth "
+                          "test's steps would show it")
     elif d.steps_needed is not None:
         extra["steps"] = 4 * d.steps_needed
         extra["drain"] = (f"the steps at which the unclear directions would likely drain by "
@@ -101,7 +102,8 @@ def drain_verdict(chk: Check, what: str = "no theorem applies to this map") -> S
         extra["capacity"] = ("declare the map's capacity, rc.Map(..., capacity=work per unit "
                              "time with every server busy): then (3) decides a load at or "
                              "above 1 as UNSTABLE")
-    if len(chk.system.blocks) == 1 and chk.system.servers > 1:
+    if (len(chk.system.blocks) == 1 and chk.system.servers > 1
+            and not chk.system.joins_by_state):  # a map of one's own may route by size
         extra["blocks"] = ("if the map sends some jobs to a fixed group of servers, declare "
                            "the groups with rc.Map(..., blocks=[...]): the drain test then "
                            "starts from every group's empty and busy faces")

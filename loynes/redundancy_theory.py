@@ -500,11 +500,10 @@ def _eta(D: np.ndarray, xi: np.ndarray, k: int) -> np.ndarray:
     return (np.minimum(done, np.maximum(D[None, :], t)) - D[None, :]).sum(axis=1)
 
 
-def _draw(fp: RedundancyFixedPoint, ax: Any = None, *,
-                           w_max: float | None = None) -> Any:
+def _draw(fp: RedundancyFixedPoint, ax: Any = None, *, w_max: float | None = None) -> Any:
+    """Draw :meth:`RedundancyFixedPoint.plot <loynes.RedundancyFixedPoint.plot>`."""
     from recursions.plots import axes, level_span, title
 
-    """Draw :meth:`RedundancyFixedPoint.plot <loynes.RedundancyFixedPoint.plot>`."""
     ax = axes(ax, "RedundancyFixedPoint.plot()")
     top = (level_span(fp.response_sf, 1.0, fp.mean_response) if w_max is None
            else float(w_max))

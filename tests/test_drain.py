@@ -29,6 +29,18 @@ def test_faces_cover_every_pattern_of_empty_servers_per_block():
     assert faces == [(0,), (1,), (2,), (3,), (4,)]
 
 
+def test_faces_of_many_blocks_are_never_enumerated():
+    # 2**16 patterns for 16 blocks of one server: the required ones (all busy, each block
+    # empty alone, each busy alone) and no product built
+    m = rc.Map(rc.maps.jsw, servers=16, blocks=[1] * 16)
+    faces = dr._faces(m, np.random.default_rng(0))
+    assert len(faces) == 1 + 16 + 16 == len(set(faces))
+    assert (0,) * 16 in faces and (1,) + (0,) * 15 in faces and (0,) + (1,) * 15 in faces
+    m = rc.Map(rc.maps.jsw, servers=6, blocks=[2, 2, 2])  # 27 patterns: a subset of 24
+    faces = dr._faces(m, np.random.default_rng(0))
+    assert len(faces) == dr.MAX_FACES == len(set(faces)) and (2, 2, 2) not in faces
+
+
 def test_faces_of_a_large_system_keep_the_extremes():
     faces = dr._faces(rc.JSW(200), np.random.default_rng(0))
     assert len(faces) <= dr.MAX_FACES
@@ -48,6 +60,11 @@ def test_starts_put_the_busy_servers_at_the_level_within_each_block():
     (rc.JSW(2), rc.Periodic([1.0, 2.0], [1.0, 1.0]), "not i.i.d."),
     (rc.JSW(2), rc.Poisson(1.0, rc.dists.Lomax(1.8, mean=1.0)), "infinite variance"),
     (rc.JSQ(3), rc.Poisson(1.0, E(1.0)), "queue lengths"),
+    (rc.JSW(2), rc.Renewal(rc.dists.Deterministic(1.0), E(1.0)), "interarrival law is bounded"),
+    (rc.Redundancy(4, [rc.JobClass(d=2, k=1, size=rc.dists.Lomax(1.5, mean=1.0))]),
+     rc.Redundancy(4, [rc.JobClass(d=2, k=1, size=E(1.0))]).poisson(1.0),
+     "infinite variance"),  # the system's own laws count
+    (rc.Map(rc.maps.jsw, servers=20, blocks=[1] * 20), rc.Poisson(1.0, E(1.0)), "blocks"),
 ])
 def test_refused_where_the_criterion_says_nothing(system, inp, why):
     res = ly.drain_test(system, inp)
