@@ -21,6 +21,7 @@ import numpy as np
 from ._rng import RngLike
 from ._validate import MAX_COUNT, check_count, check_int, check_positive
 from .inputs import Input, check_input
+from .statistics import REGISTRY, customer_statistics
 
 __all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "DEFAULT_LEVELS", "DEFAULT_STATISTICS",
            "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS", "MAX_STEPS", "MSER_PREFERENCE",
@@ -357,17 +358,18 @@ class RunPlan:
         return N_STATS + 2 * (levels + 1)
 
 
-LEAN_STATISTICS = frozenset({"p_wait", "mean_wait", "p_loss", "overflow_work", "mean_response"})
+LEAN_STATISTICS = customer_statistics()
 """The statistics of what customers find (waits, losses, responses).
 
 A run asked for none but these (``simulate(..., statistics=...)``) needs no statistic of the
 state customers see: the dense engine's drawing loop then keeps only these sums
-(:func:`recursions.drivers.compiled_drivers` with ``lean=True``), and no profile.
+(:func:`recursions.drivers.compiled_drivers` with ``lean=True``), and no profile. Read from
+:data:`recursions.statistics.REGISTRY` (:func:`recursions.statistics.customer_statistics`).
 """
 
-STATISTICS = frozenset({*LEAN_STATISTICS, "mean_workload", "busy_fraction", "p_all_busy",
-                        "p_block", "mean_jobs"})
-"""Every statistic a result may report (which ones a system has depends on the system)."""
+STATISTICS = frozenset(REGISTRY)
+"""Every statistic a result may report (:data:`recursions.statistics.REGISTRY`; which ones a
+system has is the system's to declare, :attr:`recursions.System.estimates`)."""
 
 DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
                       ("mean_workload",))

@@ -32,6 +32,8 @@ from .output_analysis import clt_failures, merge_batches
 from .plan import RunPlan
 from .queue_kernels import counts_kernel, queues_kernel
 from .result import SimulationResult, warn_fixed_budget, warn_no_clt
+from .statistics import sums_of
+from .systems import queue_length_estimates
 
 __all__ = ["CountsState", "QueueRun", "QueueSpec", "QueuesState", "queue_result",
            "start_queue_run"]
@@ -328,6 +330,14 @@ def start_queue_run(system: Any, plan: RunPlan, engine: str) -> RunHandle:
     return RunHandle(run, draws, run_chunks(run, plan, draws))
 
 
+def _columns(acc: np.ndarray, servers: int) -> dict[str, np.ndarray]:
+    """The accumulator's columns by the names :mod:`recursions.statistics` reads."""
+    return {"arrivals": acc[..., ARR], "waited": acc[..., WAITED],
+            "blocked": acc[..., BLOCKED], "all_busy": acc[..., ALLBUSY],
+            "jobs_time": acc[..., JOBS_T], "busy_time": acc[..., BUSY_T],
+            "server_time": acc[..., TIME_C] * servers}
+
+
 def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine: np.ndarray,
                  final: np.ndarray, measured: list[int]) -> SimulationResult:
     """The result of the batch sums ``fine`` (replications, batches, columns) of a run."""
@@ -336,22 +346,18 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
                         arrivals=acc[..., ARR])
     arr = acc[..., ARR]
     span = acc[..., TIME_C] * spec.n
-
-    def per_server(col: np.ndarray) -> Estimate:
-        return ratio_estimate(col, span)
-
     # a fixed budget too short for the number of servers says so (no relaxation time here)
     short = short_for(system, plan.input, float(arr.sum()) / plan.replications, "empty",
                       plan.time is not None) if plan.default else None
     phase_busy = None
     if spec.cox is not None:
-        ests = [per_server(acc[..., PH0 + k]) for k in range(spec.phases)]
+        ests = [ratio_estimate(acc[..., PH0 + k], span) for k in range(spec.phases)]
         phase_busy = Estimate(np.array([e.value for e in ests]), np.array([e.se for e in ests]))
-    waiting = acc[..., JOBS_T] - acc[..., BUSY_T]
-    fwait, farr = fine[..., JOBS_T] - fine[..., BUSY_T], fine[..., ARR]
-    fspan = fine[..., TIME_C] * spec.n
-    blocking = spec.b > 0
-    reported = ["p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs", "p_block"]
+    names = queue_length_estimates(spec.b or None)  # a buffer-less JIQ's too
+    sums = sums_of(names, _columns(fine, spec.n), "queues")
+    est = {k: ratio_estimate(*v)
+           for k, v in sums_of(names, _columns(acc, spec.n), "queues").items()}
+    reported = list(sums)
     no_clt = clt_failures(plan.input, reported, system.own_laws)
     result = SimulationResult(
         system=repr(system),
@@ -359,28 +365,23 @@ def queue_result(system: Any, plan: RunPlan, spec: QueueSpec, engine: str, fine:
         steps=plan.steps if plan.steps is not None else round(float(np.mean(measured))),
         warmup=plan.warmup,
         replications=fine.shape[0],
-        p_wait=ratio_estimate(acc[..., WAITED], arr),
-        mean_wait=ratio_estimate(waiting, arr - acc[..., BLOCKED]),
+        p_wait=est.get("p_wait"),
+        mean_wait=est.get("mean_wait"),
         mean_workload=None,
-        busy_fraction=per_server(acc[..., BUSY_T]),
+        busy_fraction=est.get("busy_fraction"),
         p_loss=None,
-        p_block=ratio_estimate(acc[..., BLOCKED], arr) if blocking else None,
+        p_block=est.get("p_block"),
         overflow_work=None,
         grid=np.zeros(0),
         final_state=final,
         path=None,
-        p_all_busy=ratio_estimate(acc[..., ALLBUSY], arr),
-        mean_jobs=per_server(acc[..., JOBS_T]),
+        p_all_busy=est.get("p_all_busy"),
+        mean_jobs=est.get("mean_jobs"),
         phase_busy=phase_busy,
         sup_error=None,
         engine=engine,
         batch_check=check,
-        _sums={"p_wait": (fine[..., WAITED], farr),
-               "mean_wait": (fwait, farr - fine[..., BLOCKED]),
-               "busy_fraction": (fine[..., BUSY_T], fspan),
-               "p_all_busy": (fine[..., ALLBUSY], farr),
-               "mean_jobs": (fine[..., JOBS_T], fspan),
-               **({"p_block": (fine[..., BLOCKED], farr)} if blocking else {})},
+        _sums=sums,
         _no_clt=no_clt,
         _short=short,
         _prof=np.zeros(0),

@@ -126,12 +126,9 @@ def simulate(
         is trusted and within its target, or a budget is spent: for FCFS G/G/S no sooner
         than :data:`~recursions.precision.MIN_RELAXATIONS` heavy-traffic relaxation times
         (:meth:`~recursions.System.relaxation`), and for a system without that time scale
-        only once two stages in a row are precise. A run whose workload grows stops as
-        soon as a stage's test says so (:mod:`recursions.unstable`: the growth per arrival
-        over the second half of the run, one-sided, at a level of ``1e-3`` spent over the
-        stages), with ``precision.stopped_by == "unstable"`` and the evidence in
-        ``precision.growth``. The result's ``precision`` says what was reached, and a
-        warning names what was not. ``steps`` is then the first stage's
+        only once two stages in a row are precise; a run whose workload grows stops as
+        ``"unstable"`` (:mod:`recursions.unstable`). The result's ``precision`` says what
+        was reached, and a warning names what was not. ``steps`` is then the first stage's
         length (default ``2**14``, or 16 arrivals a server on more than 1024 servers; on the
         engines that go on, rounded down to a whole number of batches of a size that keeps
         at most 16 per analysis batch: ``steps=8000`` runs 7680).
@@ -182,10 +179,9 @@ def simulate(
         customer's work (condition (3) fails: no stationary regime); when the batch means of
         the total workload, or of what customers found at the server they joined, trend
         across the run or are strongly correlated
-        (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``; an
-        upward trend that goes on growing over the second half of the run, by the test of
-        :func:`recursions.unstable.late_growth`, is said to look unstable, with the growth
-        per arrival); with ``precision=``, when the run stopped as unstable; with
+        (:func:`recursions.diagnostics.batch_check`, kept as ``result.batch_check``, with
+        the growth per arrival when it grows); with ``precision=``, when it stopped as
+        unstable; with
         no ``precision=`` (the default batches or ``batches=``), when the interval of
         ``p_wait`` or ``mean_wait`` (else ``mean_response``, ``p_loss`` or
         ``mean_workload``) cannot be trusted: the message names them, their effective

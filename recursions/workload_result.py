@@ -19,6 +19,7 @@ from .estimate import Estimate, ratio_estimate
 from .output_analysis import merge_batches
 from .plan import RunPlan
 from .result import SimulationResult, warn_fixed_budget, warn_no_clt
+from .statistics import sums_of
 
 __all__ = ["workload_result"]
 
@@ -61,11 +62,13 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     keep = set(system.estimates if plan.statistics is None else plan.statistics)
     fine = acc
     seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
-    every = _sums(fine, seen_fine, S, system.has_loss, redundant)
+    every = sums_of(system.estimates, _columns(fine, seen_fine, S), "workloads")
     sums = {k: v for k, v in every.items() if k in keep}  # what interval() reads
     acc = merge_batches(fine, plan.merge)  # the estimates' batches
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
     seen = snaps if heap else arr
+    est = {k: ratio_estimate(*v)
+           for k, v in sums_of(keep, _columns(acc, seen, S), "workloads").items()}
     half = tables.g.size + 1
     check = _batch_checks(acc, snaps if heap else arr,
                           "response time" if redundant else "workload found at the joined server",
@@ -84,18 +87,18 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
         steps=int(arr.sum() / nrep) if plan.steps is None else plan.steps,
         warmup=plan.warmup,
         replications=nrep,
-        p_wait=_kept(keep, "p_wait", acc[..., eng.WAITED], arr),
-        mean_wait=_kept(keep, "mean_wait", acc[..., eng.WAIT_SUM], acc[..., eng.JOINED]),
-        mean_response=_kept(keep, "mean_response", acc[..., eng.WAIT_SUM], arr),
-        mean_workload=_kept(keep, "mean_workload", acc[..., eng.WORK], seen),
-        busy_fraction=_kept(keep, "busy_fraction", acc[..., eng.BUSY], seen * S),
-        p_loss=_kept(keep, "p_loss", acc[..., eng.LOST], arr),
+        p_wait=est.get("p_wait"),
+        mean_wait=est.get("mean_wait"),
+        mean_response=est.get("mean_response"),
+        mean_workload=est.get("mean_workload"),
+        busy_fraction=est.get("busy_fraction"),
+        p_loss=est.get("p_loss"),
         p_block=None,
-        overflow_work=_kept(keep, "overflow_work", acc[..., eng.LOST_WORK], arr),
+        overflow_work=est.get("overflow_work"),
         grid=np.zeros(0) if plan.lean else tables.g,
         final_state=final,
         path=path if plan.record else None,
-        p_all_busy=_kept(keep, "p_all_busy", acc[..., eng.ALL_BUSY], arr),
+        p_all_busy=est.get("p_all_busy"),
         engine=engine,
         batch_check=check,
         start="empty" if plan.w0 is None else "given",
@@ -114,27 +117,13 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
 
-def _kept(keep: set[str], name: str, num: np.ndarray, den: np.ndarray) -> Estimate | None:
-    """The ratio estimate of ``name`` if the result keeps it, else ``None``."""
-    return ratio_estimate(num, den) if name in keep else None
-
-
-def _sums(acc: np.ndarray, seen: np.ndarray, S: int, loss: bool,
-          redundant: bool) -> dict[str, Any]:
-    """Each statistic's numerator and denominator batch sums."""
-    arr = acc[..., eng.ARRIVALS]
-    sums = {"mean_workload": (acc[..., eng.WORK], seen),
-            "busy_fraction": (acc[..., eng.BUSY], seen * S),
-            "p_all_busy": (acc[..., eng.ALL_BUSY], arr)}
-    if redundant:
-        sums["mean_response"] = (acc[..., eng.WAIT_SUM], arr)
-    elif not loss:
-        sums["p_wait"] = (acc[..., eng.WAITED], arr)
-        sums["mean_wait"] = (acc[..., eng.WAIT_SUM], acc[..., eng.JOINED])
-    if loss:
-        sums["p_loss"] = (acc[..., eng.LOST], arr)
-        sums["overflow_work"] = (acc[..., eng.LOST_WORK], arr)
-    return sums
+def _columns(acc: np.ndarray, seen: np.ndarray, servers: int) -> dict[str, np.ndarray]:
+    """The accumulator's columns by the names :mod:`recursions.statistics` reads."""
+    return {"arrivals": acc[..., eng.ARRIVALS], "joined": acc[..., eng.JOINED],
+            "waited": acc[..., eng.WAITED], "wait_sum": acc[..., eng.WAIT_SUM],
+            "lost": acc[..., eng.LOST], "lost_work": acc[..., eng.LOST_WORK],
+            "work": acc[..., eng.WORK], "busy": acc[..., eng.BUSY],
+            "all_busy": acc[..., eng.ALL_BUSY], "seen": seen, "server_seen": seen * servers}
 
 
 def _batch_checks(acc: np.ndarray, weight: np.ndarray, found: str,
