@@ -169,12 +169,12 @@ class BatchCheck(Record):
         if self.trend and self.slope > 0 and self.growth is not None and self.growth.grows:
             return (f"the batch means of the {self.quantity} trend upward across the run "
                     f"(t = {self.trend_t:.3g} over {grid}) and keep growing over its second "
-                    f"half: {self.growth}. Either the system is unstable (its workload grows "
-                    "without levelling off) or it is still filling up from its start, which "
-                    "near saturation or on many servers can take far longer than this run: "
-                    "these estimates describe that transient, not a steady state. A longer "
-                    "run with warm-up, or precision= (which stops on growth that keeps its "
-                    "rate), tells the two apart; ly.check_stability tests it")
+                    f"half: {self.growth}. Either the run is still filling up from its "
+                    "start, which near saturation or on many servers can take far longer "
+                    "than this run (a longer run, with warm-up, would see it level off), or "
+                    "the system is unstable (its workload grows without levelling off): "
+                    "these estimates describe a transient, not a steady state; precision= "
+                    "stops on growth that keeps its rate, and ly.check_stability tests it")
         if self.trend:
             way = "upward" if self.slope > 0 else "downward"
             return (f"the batch means of the {self.quantity} trend {way} across the run "

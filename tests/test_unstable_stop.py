@@ -241,7 +241,7 @@ def test_a_fixed_run_of_the_unstable_map_says_plainly_that_it_grows():
     g = res.batch_check.growth
     assert g is not None and g.grows and g.level == unstable.UNSTABLE_LEVEL
     assert "the total workload grows by" in msg and "per arrival" in msg
-    assert "Either the system is unstable" in msg and "still filling up" in msg
+    assert "or the system is unstable" in msg and "still filling up" in msg
     assert "if the trend persists" not in msg
 
 
