@@ -249,44 +249,14 @@ def perfect_sample(
     the default; on free cores a pool pays off once the draws take much longer than its
     start.
 
-    **A map dominated by JSW** (``dominated_by=rc.JSW(S)``). Let ``M`` be the map of
-    ``system`` and ``G`` the Kiefer-Wolfowitz map of the bound. The JSW sampler finds an
-    instant ``-T`` and a sorted vector ``B`` (the residual work of its dominating assignment
-    system, in which nobody waits at ``-T``) with ``G``'s stationary state at ``-T`` below
-    ``B`` (Wolff's coupling of service times in order of initiation), together with the
-    input after ``-T``: the arrival times and the service times so paired. ``M`` runs on that
-    same input path, with its own routing uniforms drawn for the same arrivals (counted back
-    from 0, so every try reuses them). The draw is exact because
-
-    1. ``M`` is monotone (declared, and :func:`coupling.check_monotone` finds no
-       counterexample): ``u ≺ v`` implies ``M(u) ≺ M(v)`` under common inputs.
-    2. ``G`` dominates ``M``: ``u ≺ v`` implies ``M(u) ≺ G(v)`` under common inputs
-       (:func:`coupling.check_dominates`, the routing uniforms coupled as there). By induction
-       from the empty state at any earlier arrival, ``M``'s path from 0 stays below ``G``'s;
-       both paths from 0 increase to the stationary states (Loynes; ``M`` and ``G`` are
-       monotone), so the bound's stationary state at ``-T`` dominates the map's stationary
-       state at ``-T``, which therefore lies below ``B`` (drained to the first arrival after
-       ``-T``, as nothing arrives in between).
-    3. ``M`` run from 0 and from ``B`` at ``-T`` on that input brackets ``M``'s stationary
-       path from ``-T`` on. If the two runs coalesce by 0, their common value is the map's
-       stationary state at 0, whatever ``T`` the search chose: an exact draw. Otherwise the
-       next try starts at least twice as far back, up to ``cap_time``
-       (:class:`CouplingNotReached`).
-
-    The run from ``B`` stays below ``G``'s run from ``B`` (dominance), hence below the
-    bound's exact stationary state from the time the bound's own sandwich closes: the
-    sandwich is at least as tight as one started at the bound's exact stationary draw.
-
-    The dominance is shown, not assumed: before sampling, :func:`coupling.check_dominates`
-    ``(dominated_by, system)`` and :func:`coupling.check_monotone` ``(system)`` run
-    (randomized searches of ``dominance_trials`` cases, seeded by a child of ``rng`` apart
-    from the draws' seeds, so one ``rng`` gives one search); a counterexample refuses the map.
-    A search can only refute, so "no counterexample" is evidence, not a proof; a
-    dominance you can prove is the safer ground. Every JSW method works here (the reversed
-    M/G/1 queues for Poisson input and the cyclic and random walks for renewal input): all
-    three give the bound's dominating vector at ``-T`` and the input after it. With Poisson
-    arrivals the time 0 is not an arrival, but the gaps back from it are i.i.d.
-    exponential, so the state at 0 has the law an arrival sees.
+    **A map dominated by JSW** (``dominated_by=rc.JSW(S)``): the map runs on the JSW
+    sampler's input path from 0 and from the dominating vector at ``-T``; when the two runs
+    coalesce by 0 the draw is exact, because the map is monotone and dominated by JSW (why:
+    :ref:`theory-exact-dominated-maps`). Both are checked before sampling by randomized
+    searches (:func:`coupling.check_monotone`, :func:`coupling.check_dominates`, seeded by a
+    child of ``rng``), which can only refute: a dominance you can prove is the safer ground.
+    Every JSW method works here; with Poisson arrivals the state at 0 has the law an
+    arrival sees.
 
     Examples
     --------
