@@ -1,4 +1,4 @@
-"""Benchmark tables as :class:`recursions.tables.Rows`, like every other table of results.
+"""Benchmark tables as :class:`recursions.common._tables.Rows`, like every other table of results.
 
 Each benchmark prints its table as text and returns it as ``Rows`` (one dict per measured
 point, the parameter columns named in ``dims``), so ``table.to_pandas()`` and
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 RESULTS = Path(__file__).with_name("results")
 

@@ -44,7 +44,7 @@ from _oracles import mm_s
 from _tables import finish
 
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 C_SOURCE = r"""
 #include <math.h>

@@ -2,7 +2,7 @@
 
 Three tables, printed as Markdown (the README shows them):
 
-1. ``check_stability`` on the cells of ``loynes.calibration.VERDICT_CELLS``: fractions
+1. ``check_stability`` on the cells of ``loynes._calibration.VERDICT_CELLS``: fractions
    STABLE / UNSTABLE / UNDECIDED, wrong verdicts (STABLE where the truth is unstable,
    UNSTABLE where it is stable), what decided, mean seconds per check.
 2. The growth test alone on ``GROWTH_CELLS``: stable systems, where any UNSTABLE is wrong.
@@ -28,7 +28,7 @@ import time
 
 from _tables import finish
 
-from loynes.calibration import (
+from loynes._calibration import (
     DRAIN_CELLS,
     GROWTH_CELLS,
     POLICY_CELLS,

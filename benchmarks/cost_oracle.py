@@ -56,7 +56,7 @@ from scipy.stats import chi2, norm
 
 import coupling  # noqa: F401  (registers the exact start samplers simulate's start= uses)
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 STATS = ("p_wait", "mean_wait", "mean_workload")
 WARM_PER_SERVER = 2000

@@ -73,7 +73,7 @@ from scipy.stats import norm
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 STATS = ("p_wait", "mean_wait", "mean_workload")
 ANALYTIC = ("M/M", "M/D", "E2/M", "M/H2")

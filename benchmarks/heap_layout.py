@@ -1,20 +1,20 @@
 """The heap engine's layout: a 4-ary heap with keys in heap order against the binary heap.
 
-The heap engine (``recursions.heap``) keeps the servers' absolute empty times in an indexed
+The heap engine (``recursions.engines._heap``) keeps the servers' absolute empty times in an indexed
 min-heap. The binary heap reads each child's key through its label (``E[heap[c]]``, scattered
-reads); the 4-ary layout (``recursions.heap.sift_down4``) stores the keys in heap order beside
-the labels, so the four children of a node and their keys are contiguous, and has half as
-many levels. ``recursions.drivers.heap_drivers(laws, wide=...)`` compiles the drawing loop
-with either layout; this runs ``rc.simulate(..., engine="heap")`` on both copies in
+reads); the 4-ary layout (``recursions.engines._heap.sift_down4``) stores the keys in heap order
+beside the labels, so the four children of a node and their keys are contiguous, and has half as
+many levels. ``recursions.engines._driver_compiler.heap_drivers(laws, wide=...)`` compiles the
+drawing loop with either layout; this runs ``rc.simulate(..., engine="heap")`` on both copies in
 interleaved rounds (the order alternating), for JSW, JIQ and LL(2) at 10^3 to 10^6 servers
 (M/M at load 0.9), timed by CPU time, and reports the ratio of CPU times (binary / 4-ary:
 above 1, the 4-ary heap is faster) as min / median / max. With ``--time`` the measured run
 is a time horizon of the same expected number of arrivals, which the engine runs in chunks
-of ``recursions.plan.DEFAULT_CHUNK`` arrivals (one call of the event loop each, the keys kept
-with the heap between calls). Both layouts give the same
+of ``recursions.engines._run_plan.DEFAULT_CHUNK`` arrivals (one call of the event loop each, the
+keys kept with the heap between calls). Both layouts give the same
 statistics for JSW and LL(2) (checked: the same ``p_wait`` and ``mean_wait``); for JIQ they
 break ties among servers with equal empty times (the never-used servers of a run from empty)
-in another order, so its path is another one of the same law. ``recursions.heap.WIDE`` is
+in another order, so its path is another one of the same law. ``recursions.engines._heap.WIDE`` is
 the layout the library uses; the table on ``docs/benchmarks.md`` (section "The heap's
 layout") set it.
 
@@ -32,8 +32,8 @@ from typing import Any
 from _tables import finish, interleaved_ratio, print_ratios
 
 import recursions as rc
-import recursions.drivers as drv
-from recursions.tables import Rows
+import recursions.engines._driver_compiler as drv
+from recursions.common._tables import Rows
 
 POLICIES = ("JSW", "JIQ", "LL(2)")
 SERVERS = (10**3, 10**4, 10**5, 10**6)

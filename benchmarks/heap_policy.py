@@ -1,19 +1,20 @@
 """The heap engine's policy (and a lean run's statistics) read at run time or compiled in.
 
-The heap engine's drawing loop (``recursions.heap.heap_steps``, compiled per pair of law codes
-by ``recursions.drivers.heap_drivers``) chooses the server by a chain of tests of its
-``policy`` argument at every arrival. ``heap_drivers(laws, policy)`` compiles a copy with the
+The heap engine's drawing loop (``recursions.engines._heap.heap_steps``, compiled per pair of law
+codes
+by ``recursions.engines._driver_compiler.heap_drivers``) chooses the server by a chain of tests of
+its ``policy`` argument at every arrival. ``heap_drivers(laws, policy)`` compiles a copy with the
 policy a constant, so the chain folds away. For JSW, JIQ and LL(2) at 10^5 servers and JIQ at
 10^3 (M/M, load 0.9), this runs ``rc.simulate(..., engine="heap")`` on both copies in
 interleaved rounds (the order alternating), timed by CPU time, checks that both give the same
 ``p_wait`` and reports the ratio of CPU times (runtime / compiled-in: above 1, the copy is
-faster) as min / median / max. ``recursions.workload.HEAP_POLICY_COPIES`` chooses between them;
-the table on ``docs/benchmarks.md`` (section "The heap engine's policy") set it.
+faster) as min / median / max. ``recursions.engines._workload_engines.HEAP_POLICY_COPIES`` chooses
+between them; the table on ``docs/benchmarks.md`` (section "The heap engine's policy") set it.
 
 A second table does the same for lean runs (``statistics=("p_wait", "mean_wait")``) at 100 and
 10^4 servers, where ``heap_drivers(laws, policy, lean=True)`` also compiles the statistics in
 (no all-busy count, snapshot or histogram left in the loop):
-``recursions.workload.HEAP_LEAN_COPIES`` chooses, from that table.
+``recursions.engines._workload_engines.HEAP_LEAN_COPIES`` chooses, from that table.
 
 Run: ``python benchmarks/heap_policy.py [--quick] [--csv]``.
 """
@@ -27,8 +28,8 @@ import warnings
 from _tables import finish, interleaved_ratio, print_ratios
 
 import recursions as rc
-import recursions.workload as wl
-from recursions.tables import Rows
+import recursions.engines._workload_engines as wl
+from recursions.common._tables import Rows
 
 CASES = (("JSW", 10**5), ("JIQ", 10**5), ("LL(2)", 10**5), ("JIQ", 10**3))
 

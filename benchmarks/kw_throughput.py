@@ -51,7 +51,7 @@ from _floors import level_bin
 from _tables import finish
 
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 from recursions.vectors import add_at_rank, drain
 
 
@@ -164,8 +164,8 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
     the next customer's times are drawn a step ahead, as ``simulate`` does (which made the
     insertion floor 7% slower at one server, so that one draws as it goes). Faster
     than the insertion loop from 2 to about 40 servers, slower beyond: ``simulate``'s drawing
-    drivers use the same pass at 2 to 32 servers (``recursions.drivers.uses_one_pass``), so
-    this is the floor to read at S = 10.
+    drivers use the same pass at 2 to 32 servers
+    (``recursions.engines._driver_compiler.uses_one_pass``), so this is the floor to read at S = 10.
     """
     w = np.zeros(s)
     w2 = np.zeros(s)
@@ -244,7 +244,7 @@ def branch_free_loop(s, lam, n, gs, gt, nbatch, grid, every):
 
 def streams_of(seed):
     """The service and interarrival Generators of ``rc.simulate(..., rng=seed)``'s stream."""
-    from recursions.rng import as_seed_sequence, child
+    from recursions.common import as_seed_sequence, child
 
     sd = as_seed_sequence(seed).spawn(1)[0]
     return rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]
@@ -387,10 +387,10 @@ def pass_sweep_rows(n: int, grid: np.ndarray) -> Rows:
     """Where the branch-free pass pays: both floors and ``simulate`` across server counts.
 
     ``simulate``'s drawing drivers use the pass from 2 to ``ONE_PASS_SERVERS`` servers
-    (``recursions.drivers.uses_one_pass``); this table compares the floors, and
+    (``recursions.engines._driver_compiler.uses_one_pass``); this table compares the floors, and
     :func:`pass_range_rows` the two copies of ``simulate`` itself, which sets that range.
     """
-    from recursions.drivers import ONE_PASS_SERVERS
+    from recursions.engines._driver_compiler import ONE_PASS_SERVERS
 
     print(f"\nbranch-free pass against the insertion loop (simulate uses it at 2 to "
           f"{ONE_PASS_SERVERS} servers), M/M/S at load 0.9")
@@ -429,15 +429,17 @@ def pass_range_rows(n: int, rounds: int = 9,
     """Inside ``simulate``: the one-pass copy of JSW's drawing drivers against the insertion copy.
 
     For each server count (M/M/S at load 0.9) the same run of ``n`` arrivals on both copies
-    (``recursions.drivers.ONE_PASS_SERVERS`` set to the largest count, or to 1), first once
+    (``recursions.engines._driver_compiler.ONE_PASS_SERVERS`` set to the largest count, or to 1),
+    first once
     each to compile or load them and to check that the numbers are equal bit for bit, then in
     ``rounds`` rounds, the two copies in alternating order (ABBA), each timed by the CPU time
     of the process with numba held to one thread (one replication). Each round gives the
     ratio one-pass / insertion throughput; the row holds its minimum, median and maximum.
-    This is the measurement behind the range of ``recursions.drivers.uses_one_pass``; the
+    This is the measurement behind the range of
+    ``recursions.engines._driver_compiler.uses_one_pass``; the
     table and the choice are in ``docs/benchmarks.md`` (section "The one-pass range").
     """
-    from recursions import drivers
+    from recursions.engines import _driver_compiler as drivers
 
     print(f"\none-pass copy against the insertion copy inside simulate (JSW; the range is 2 to "
           f"{drivers.ONE_PASS_SERVERS}), {n} arrivals, {rounds} rounds, CPU time, one thread")

@@ -31,7 +31,7 @@ from _floors import level_bin
 from _tables import finish
 
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 
 @numba.njit(cache=True)
@@ -140,7 +140,7 @@ def stats_loop(n, lam, steps, d, gs, gt, gu, nbatch, grid, every):
 
 def heap_streams(seed):
     """Service, interarrival and routing Generators of ``rc.simulate(..., rng=seed)``."""
-    from recursions.rng import as_seed_sequence, child, forward_generator
+    from recursions.common import as_seed_sequence, child, forward_generator
 
     sd = as_seed_sequence(seed).spawn(1)[0]
     gs, gt = rc.Poisson(1.0, rc.dists.Exponential(1.0)).forward(child(sd, 0)).generators[:2]

@@ -20,7 +20,7 @@ from _tables import finish
 
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 
 def best_time(fn, repeat=3):

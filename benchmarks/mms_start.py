@@ -24,7 +24,7 @@ from _tables import finish
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 CELLS = ((10, 0.9), (40, 0.95), (40, 0.98))
 

@@ -30,7 +30,7 @@ from _tables import finish
 
 import coupling as cp
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 PUBLISHED_SECONDS = 37.0  # per sample, M/M/10 at load 0.9, Blanchet-Pei-Sigman (Octave)
 

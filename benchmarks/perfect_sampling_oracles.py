@@ -25,7 +25,7 @@ from scipy import optimize, stats
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 CELLS = ((10, 0.95, 2000), (50, 0.9, 1000), (100, 0.95, 500))
 

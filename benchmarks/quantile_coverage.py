@@ -3,7 +3,7 @@
 Where a mean has no normal limit (a service law with ``E[sigma^4] = inf``: the time-averaged
 wait of M/G/1 then has no finite asymptotic variance), ``rc.simulate`` marks the mean's
 interval untrusted and offers quantiles, with intervals by sectioning
-(:func:`recursions.output_analysis.quantile_interval`). This table counts how often their 95%
+(:func:`recursions.inference._batch_means.quantile_interval`). This table counts how often their 95%
 intervals contain the exact quantile, with the binomial standard error
 ``sqrt(c (1 - c) / n)``, at ``q`` = 0.5 and 0.9 in every cell.
 
@@ -83,7 +83,7 @@ import numpy as np
 from _tables import RESULTS, finish
 
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 QS = (0.5, 0.9)
 KINDS = ("wait_quantile", "workload_quantile")

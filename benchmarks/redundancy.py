@@ -21,7 +21,7 @@ from _tables import finish
 
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 
 @numba.njit(cache=True)

@@ -33,7 +33,7 @@ import time
 
 from _tables import finish
 
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

@@ -14,8 +14,8 @@ import numpy as np
 from _tables import finish
 
 import recursions as rc
-from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
-from recursions.tables import Rows
+from loynes._stability_maps import PoissonAtLoad, SystemFamily, stability_map
+from recursions.common._tables import Rows
 
 S = 6
 LOADS = np.linspace(0.5, 1.05, 16)

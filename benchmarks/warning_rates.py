@@ -10,7 +10,7 @@ the exact ``p_wait`` and ``mean_wait``), of JIQ, and of unstable systems. Printe
 * **spread / se**: the standard deviation of ``mean_wait`` over the unwarned runs divided by
   their mean reported standard error (about 1 when the standard errors are right).
 
-The ``recursions.diagnostics.batch_check`` docstring shows this table.
+The ``recursions.inference.diagnostics.batch_check`` docstring shows this table.
 
 Run: ``python benchmarks/warning_rates.py [--seeds N] [--csv]``.
 """
@@ -25,7 +25,7 @@ from _tables import finish
 
 import loynes as ly
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 E = rc.dists.Exponential
 

@@ -5,45 +5,45 @@ Where things are
 ================================================  =========================================
 name                                               module
 ================================================  =========================================
-``check_monotone``, ``check_dominates``,           :mod:`coupling.monotone`
+``check_monotone``, ``check_dominates``,           :mod:`coupling._monotone`
 ``assert_monotone``, ``assert_dominates``,
 ``MonotonicityReport``, ``DominanceReport``,
 ``Counterexample``
 ``strategies`` (hypothesis strategies; imported    :mod:`coupling.strategies`
 on first use, needs hypothesis)
-``coupling_time``, ``CouplingTimeResult``          :mod:`coupling.times`
-``perfect_sample`` (a front over the registry      :mod:`coupling.perfect`
-of exact methods in ``coupling.exact_methods``)
-``PerfectSample``                                  :mod:`coupling.perfect_result`
-``CouplingNotReached``                             :mod:`coupling.errors`
-``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling.dominating`
+``coupling_time``, ``CouplingTimeResult``          :mod:`coupling._times`
+``perfect_sample`` (a front over the registry      :mod:`coupling._perfect`
+of exact methods in ``coupling._exact_methods``)
+``PerfectSample``                                  :mod:`coupling._perfect_result`
+``CouplingNotReached``                             :mod:`coupling._errors`
+``ReversedQueue``, ``size_biased_sample``,         :mod:`coupling._dominating`
 ``support_max``
-``renovation_index``                               :mod:`coupling.loss_renovation`
-``mms_states`` (exact stationary states of FCFS    :mod:`coupling.mms_exact`
+``renovation_index``                               :mod:`coupling._loss_renovation`
+``mms_states`` (exact stationary states of FCFS    :mod:`coupling._mms_exact`
 M/M/S from its birth-death chain, no coupling;
 what ``start="stationary"`` uses there)
-dominating processes of FCFS (``fcfs_sampler``)    :mod:`coupling.fcfs_bounds`: vacation
+dominating processes of FCFS (``fcfs_sampler``)    :mod:`coupling._fcfs_bounds`: vacation
                                                    (scales with S), round robin and random
                                                    assignment walks, reversed M/G/1 queues
-``bounded_sample``, ``interval_step`` (exact       :mod:`coupling.bounding`
+``bounded_sample``, ``interval_step`` (exact       :mod:`coupling._bounding`
 samples of non-monotone idle-first maps)
-``fcfs_workload_bound`` (stationary tail bound     :mod:`coupling.tail_bounds`
+``fcfs_workload_bound`` (stationary tail bound     :mod:`coupling._tail_bounds`
 behind certified Loynes limits)
-``RAWalk`` (random-assignment bound for renewal    :mod:`coupling.ra_walk`
+``RAWalk`` (random-assignment bound for renewal    :mod:`coupling._ra_walk`
 input: certified backward random walk)
-``mgf``, ``log_mgf``, ``tilted_sampler``,          :mod:`coupling.tilting`
+``mgf``, ``log_mgf``, ``tilted_sampler``,          :mod:`coupling._tilting`
 ``cramer_root`` (exponential tilts of the laws)
 ================================================  =========================================
 """
 
 from typing import Any
 
-from .bounding import bounded_sample, interval_step
-from .dominating import ReversedQueue, size_biased_sample, support_max
-from .errors import CouplingNotReached
-from .loss_renovation import renovation_index
-from .mms_exact import mms_states
-from .monotone import (
+from coupling._bounding import bounded_sample, interval_step
+from coupling._dominating import ReversedQueue, size_biased_sample, support_max
+from coupling._errors import CouplingNotReached
+from coupling._loss_renovation import renovation_index
+from coupling._mms_exact import mms_states
+from coupling._monotone import (
     Counterexample,
     DominanceReport,
     MonotonicityReport,
@@ -52,12 +52,12 @@ from .monotone import (
     check_dominates,
     check_monotone,
 )
-from .perfect import perfect_sample
-from .perfect_result import PerfectSample
-from .ra_walk import RAWalk
-from .tail_bounds import fcfs_workload_bound
-from .tilting import cramer_root, log_mgf, mgf, tilted_sampler
-from .times import CouplingTimeResult, coupling_time
+from coupling._perfect import perfect_sample
+from coupling._perfect_result import PerfectSample
+from coupling._ra_walk import RAWalk
+from coupling._tail_bounds import fcfs_workload_bound
+from coupling._tilting import cramer_root, log_mgf, mgf, tilted_sampler
+from coupling._times import CouplingTimeResult, coupling_time
 
 __all__ = [
     "Counterexample",
@@ -108,7 +108,7 @@ def _stationary_states(system: Any, input: Any, n: int, seed: Any) -> Any:
 
 
 def _register() -> None:
-    from recursions.starts import register_stationary_sampler
+    from recursions.inference import register_stationary_sampler
 
     register_stationary_sampler(_mms_states)  # tried first: no coupling needed
     register_stationary_sampler(_stationary_states)

@@ -5,11 +5,11 @@ nothing in the library imports it. The strategies put weight on the cases where 
 vectors break: zero coordinates, ties, tiny gaps (``1e-9``), ``sigma`` or ``tau`` equal to zero or
 to each other, routing uniforms on the rank boundaries ``k / S``.
 
-Typical use, with :func:`coupling.monotone.assert_monotone` (not run here)::
+Typical use, with :func:`coupling._monotone.assert_monotone` (not run here)::
 
     import recursions as rc
     from hypothesis import given
-    from coupling.monotone import assert_monotone
+    from coupling._monotone import assert_monotone
     from coupling.strategies import innovations_for, pairs_for
 
     SYSTEM = rc.Envelope(rc.JpSW(4, 1))
@@ -45,10 +45,9 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from recursions.systems import System
-from recursions.validation import check_int, check_positive, check_system
-
-from ._layout import layout, sizes
+from coupling._layout import layout, sizes
+from recursions.common import check_int, check_positive
+from recursions.model import System, check_system
 
 __all__ = [
     "innovations",

@@ -5,45 +5,46 @@ Where things are
 ================================================  =============================================
 name                                              module
 ================================================  =============================================
-``loynes``, ``LoynesResult``                      :mod:`loynes.sequence` (certified stop)
-``Basis`` (what a verdict or limit rests on)      :mod:`loynes.basis`
-``check_stability``                               :mod:`loynes.stability` (families of
-                                                  systems in :mod:`loynes.checks`,
-                                                  :mod:`loynes.policy_checks`,
-                                                  :mod:`loynes.map_checks`)
-``StabilityReport``, ``Condition``                :mod:`loynes.report`
-``renovation_probability``                        :mod:`loynes.renovation`
-``growth_rate``                                   :mod:`loynes.growth`
-``drain_test``, ``DrainResult``                   :mod:`loynes.drain` (the fluid road to
+``loynes``, ``LoynesResult``                      :mod:`loynes._sequence` (certified stop)
+``Basis`` (what a verdict or limit rests on)      :mod:`loynes._basis`
+``check_stability``                               :mod:`loynes._stability` (families of
+                                                  systems in :mod:`loynes._checks`,
+                                                  :mod:`loynes._policy_checks`,
+                                                  :mod:`loynes._map_checks`)
+``StabilityReport``, ``Condition``                :mod:`loynes._report`
+``renovation_probability``                        :mod:`loynes._renovation`
+``growth_rate``                                   :mod:`loynes._growth`
+``drain_test``, ``DrainResult``                   :mod:`loynes._drain` (the fluid road to
                                                   STABLE for maps no theorem covers)
-``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,   :mod:`loynes.closed_forms`
+``erlang_b``, ``erlang_c``, ``mm_c_mean_wait``,   :mod:`loynes._closed_forms`
 ``pollaczek_khinchine_mean_wait``,
 ``md_c_waiting``, ``critical_rate_3``,
 ``critical_rate_11``
-``jiq_equilibrium``, ``JIQEquilibrium``,          :mod:`loynes.jiq`
+``jiq_equilibrium``, ``JIQEquilibrium``,          :mod:`loynes._jiq`
 ``mg1_workload_sf``, ``mg1_workload_sf_bounds``
-``redundancy_fixed_point``,                       :mod:`loynes.redundancy_theory`
+``redundancy_fixed_point``,                       :mod:`loynes._redundancy_theory`
 ``redundancy_critical_rate``, ``d_monotonicity``
 ``symbolic`` (conditions (3), (11) in sympy)      :mod:`loynes.symbolic`
 ``sweep``, ``as_table``, ``SweepError``           :mod:`loynes.sweep` (local processes or Dask;
-                                                  where tasks run: :mod:`loynes.runners`;
-                                                  resumable runs: :mod:`loynes.checkpoint`)
-``stability_map``, ``StabilityMap``               :mod:`loynes.stability_maps`
-command line (``python -m loynes``)               :mod:`loynes.cli`
+                                                  where tasks run: :mod:`loynes._runners`;
+                                                  resumable runs: :mod:`loynes._checkpoint`)
+``stability_map``, ``StabilityMap``               :mod:`loynes._stability_maps`
+command line (``python -m loynes``)               :mod:`loynes._cli`
 ================================================  =============================================
 
 No module here shares its name with one of :mod:`recursions` or :mod:`coupling` (the
-backward sequence is :mod:`loynes.sequence`, not to be confused with the time-indexed draws
-of :mod:`recursions.backward`; the stability maps are :mod:`loynes.stability_maps`, the
-compiled maps :mod:`recursions.maps`; the theory of redundancy is
-:mod:`loynes.redundancy_theory`, its system :mod:`recursions.redundancy`).
+backward sequence is :mod:`loynes._sequence`, not to be confused with the time-indexed draws
+of :mod:`recursions.engines._backward_draws`;
+the stability maps are :mod:`loynes._stability_maps`, the
+compiled maps :mod:`recursions.model.maps`; the theory of redundancy is
+:mod:`loynes._redundancy_theory`, its system :mod:`recursions.model.redundancy`).
 """
 
 from typing import TYPE_CHECKING, Any
 
-from .basis import Basis
-from .checkpoint import CheckpointMismatch
-from .closed_forms import (
+from loynes._basis import Basis
+from loynes._checkpoint import CheckpointMismatch
+from loynes._closed_forms import (
     critical_rate_3,
     critical_rate_11,
     erlang_b,
@@ -52,23 +53,24 @@ from .closed_forms import (
     mm_c_mean_wait,
     pollaczek_khinchine_mean_wait,
 )
-from .drain import DrainResult, drain_test
-from .growth import growth_rate
-from .jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
-from .redundancy_theory import (
+from loynes._drain import DrainResult, drain_test
+from loynes._growth import growth_rate
+from loynes._jiq import JIQEquilibrium, jiq_equilibrium, mg1_workload_sf, mg1_workload_sf_bounds
+from loynes._redundancy_theory import (
     CriticalRate,
     RedundancyFixedPoint,
     d_monotonicity,
     redundancy_critical_rate,
     redundancy_fixed_point,
 )
-from .sequence import LoynesResult, loynes
-from .stability import Condition, StabilityReport, check_stability, renovation_probability
-from .stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
-from .sweep import NOT_RUN, SweepError, as_table, sweep
+from loynes._runners import Execution
+from loynes._sequence import LoynesResult, loynes
+from loynes._stability import Condition, StabilityReport, check_stability, renovation_probability
+from loynes._stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
+from loynes._sweep import NOT_RUN, SweepError, as_table, sweep
 
 if TYPE_CHECKING:
-    from . import symbolic
+    from loynes import symbolic
 
 
 def __getattr__(name: str) -> Any:
@@ -95,6 +97,7 @@ __all__ = [
     "Condition",
     "CriticalRate",
     "DrainResult",
+    "Execution",
     "JIQEquilibrium",
     "LoynesResult",
     "PoissonAtLoad",

@@ -1,7 +1,7 @@
-"""``python -m loynes``: see :mod:`loynes.cli`."""
+"""``python -m loynes``: see :mod:`loynes._cli`."""
 
 import sys
 
-from .cli import main
+from loynes._cli import main
 
 sys.exit(main())

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
-from recursions.validation import check_int
+from recursions.common import check_int
 
 __all__ = ["condition_3", "condition_11", "erlang_b_expr", "lam", "m", "margin", "numeric"]
 

@@ -1,44 +1,23 @@
 """Stochastic recursions of parallel-server queues: maps, inputs and forward iteration.
 
-Where things are
-----------------
-=================================  ============================================================
-name                               module
-=================================  ============================================================
-``dists`` (laws)                   :mod:`recursions.dists`
-``Poisson``, ``Renewal``,          :mod:`recursions.inputs`
-``Periodic``, ``MarkovModulated``
-``JSW``, ``JpSW``, ``Loss``,       :mod:`recursions.systems` (objects) and
-``RandomRouting``, ``JIQ``,        :mod:`recursions.maps` (the compiled maps, one function
-``LeastOfD``                       each: ``jsw``, ``jpsw``, ``loss``, ``random_routing``,
-                                   ``jiq``, ``least_of_d``, ``envelope``, ``split``)
-``Envelope``, ``SplitBound``       :mod:`recursions.bounds` (J_{p+1}SW's monotone bounds)
-``Map`` (your own map),            :mod:`recursions.user_map` (the sorted-vector helpers
-``MapContractError``               for writing one in :mod:`recursions.vectors`)
-``simulate``                       :mod:`recursions.simulate` (the drivers: the template
-                                   :mod:`recursions._engine`, compiled once per kernel by
-                                   :mod:`recursions.drivers`)
-``simulate``'s modes               :mod:`recursions.modes` (``precision=``, ``warmup="auto"``,
-                                   ``start=``: validated in :mod:`recursions.plan`, stages laid
-                                   out by :mod:`recursions.stages`, analysed by
-                                   :mod:`recursions.precision`)
-``SimulationResult``               :mod:`recursions.result`
-``Estimate``                       :mod:`recursions.estimate`
-integer codes of the engines       :mod:`recursions.codes`
-``SimulationWarning``              :mod:`recursions.diagnostics` (when ``simulate``'s estimates
-                                   cannot be trusted: load >= 1, drift, no warm-up)
-``clear_cache``,                   :mod:`recursions.drivers` (the on-disk caches of compiled
-``cache_folders``,                 code: kept private, rebuilt when damaged;
-``CacheWarning``, ``CacheError``   ``python -m loynes cache --clear``)
-``BackwardDraws``, ``iterate``     :mod:`recursions.backward` (time-indexed draws)
-large-n event engine               :mod:`recursions.heap` (used by ``simulate``)
-``JobClass``, ``Redundancy``       :mod:`recursions.redundancy` (map ``redundancy`` in
-                                   :mod:`recursions.maps`)
-``JSQ``, ``I1F``, ``PowerOfD``     :mod:`recursions.queue_policies` (queue-length systems, run
-                                   by ``simulate`` on the engines of :mod:`recursions.zerowait`,
-                                   kernels in :mod:`recursions.queue_kernels`;
-                                   :ref:`Theory › Zero waiting <theory-zero-wait>`)
-=================================  ============================================================
+The package in four subjects and one shared home
+-------------------------------------------------
+``model``      what a system *is*: the systems and their compiled maps (:mod:`recursions.maps`),
+               your own :class:`Map`, the inputs, redundancy, the queue-length policies
+``engines``    what runs it: the engine registry, the dense and heap engines (compiled driver
+               templates, a chunk loop), the queue-length engines (:mod:`recursions.zerowait`),
+               time-indexed draws for backward schemes
+``inference``  how far a run's numbers can be trusted: batch means, standard errors, MSER,
+               ``precision=`` and its stages, the unstable stop, stationary starts,
+               :mod:`recursions.diagnostics`
+``results``    what a run reports: every statistic declared once, :class:`SimulationResult`
+``common``     what ``recursions``, ``coupling`` and ``loynes`` share: seeds (``RngLike``),
+               argument checks, memory, ``jit``, the worker pool, tables, figures, the caches,
+               the engines' integer codes (:mod:`recursions.codes`)
+``dists``      the laws (:mod:`recursions.dists`), an extension point like ``vectors``
+
+What a user imports is exported here; the subpackages' modules are private but for the ones
+named above, and each subpackage's own ``__all__`` is what the other packages use of it.
 
 Examples
 --------
@@ -48,19 +27,28 @@ Examples
 True
 """
 
-from . import codes, diagnostics, dists, maps, redundancy, vectors, zerowait
-from ._cache import CacheError, CacheWarning, cache_folders, clear_cache
-from .backward import BackwardDraws, iterate
-from .bounds import Envelope, SplitBound
-from .codes import LOST
-from .diagnostics import SimulationWarning
-from .estimate import Estimate
-from .inputs import Input, MarkovModulated, Periodic, Poisson, Renewal
-from .queue_policies import I1F, JSQ, PowerOfD
-from .redundancy import JobClass, Redundancy
-from .simulate import SimulationResult, simulate
-from .systems import JIQ, JSW, JpSW, LeastOfD, Loss, RandomRouting, System
-from .user_map import Map, MapContractError, SlowMapWarning
+from recursions import dists, vectors
+from recursions._simulate import SimulationResult, simulate
+from recursions.common import codes as codes
+from recursions.common._caches import CacheError, CacheWarning, cache_folders, clear_cache
+from recursions.common.codes import LOST
+from recursions.engines import zerowait as zerowait
+from recursions.engines._backward_draws import BackwardDraws, iterate
+from recursions.inference import diagnostics as diagnostics
+from recursions.inference._estimate import Estimate
+from recursions.inference.diagnostics import SimulationWarning
+from recursions.model import maps as maps
+from recursions.model import redundancy as redundancy
+from recursions.model._bounds import Envelope, SplitBound
+from recursions.model._environment_inputs import MarkovModulated, Periodic
+from recursions.model._inputs import Input
+from recursions.model._map_step_checks import MapContractError
+from recursions.model._queue_policies import I1F, JSQ, PowerOfD
+from recursions.model._renewal_inputs import Poisson, Renewal
+from recursions.model._system import System
+from recursions.model._user_map import Map, SlowMapWarning
+from recursions.model._workload_systems import JIQ, JSW, JpSW, LeastOfD, Loss, RandomRouting
+from recursions.model.redundancy import JobClass, Redundancy
 
 __version__ = "0.1.0"
 

@@ -1,64 +1,7 @@
-"""The integer codes of the compiled engines, in one place.
+"""``recursions.codes``, where it was: the module is :mod:`recursions.common.codes`.
 
-A map on sorted vectors is its own compiled kernel (``System.kernel``), but the large-n
-event engine, the queue-length engines and the envelope's kernel dispatch on small integers.
-Each such code is declared once here as an :class:`enum.IntEnum`; the system classes name
-their code (``System.heap_policy``, ``Envelope.params``), and the kernels compare with the
-same members.
-
-Examples
---------
->>> from recursions.codes import HeapPolicy
->>> int(HeapPolicy.LEAST_OF_D), HeapPolicy(3).name
-(3, 'LEAST_OF_D')
+Its names, for ``import recursions.codes`` and ``from recursions.codes import ...``.
 """
 
-from __future__ import annotations
-
-from enum import IntEnum
-
-__all__ = ["LOST", "EnvelopeBase", "HeapPolicy", "LawCode", "QueueCode"]
-
-LOST = -1.0
-"""What a map returns for a customer that was lost (no server joined)."""
-
-
-class EnvelopeBase(IntEnum):
-    """Which idle-first system :func:`recursions.maps.envelope` bounds (``params[0]``)."""
-
-    LOSS = 2
-    JPSW = 1
-    JIQ = 4
-
-
-class HeapPolicy(IntEnum):
-    """Routing rule of the large-n event engine (:mod:`recursions.heap`)."""
-
-    JSW = 0
-    JIQ = 1
-    RANDOM = 2
-    LEAST_OF_D = 3
-    REDUNDANCY = 4
-
-
-class LawCode(IntEnum):
-    """Built-in law of ``Law.kernel_sampler`` (drawn by :mod:`recursions.dists.kernel`)."""
-
-    DETERMINISTIC = 0
-    EXPONENTIAL = 1
-    ERLANG = 2
-    HYPEREXPONENTIAL = 3
-    COXIAN = 4
-    LOGNORMAL = 5
-    LOMAX = 6
-    UNIFORM = 7
-    EMPIRICAL = 8
-
-
-class QueueCode(IntEnum):
-    """Policy of the queue-length engines (:mod:`recursions.zerowait`)."""
-
-    JSQ = 0
-    JIQ = 1
-    I1F = 2
-    POWER_OF_D = 3
+from recursions.common.codes import *  # noqa: F403
+from recursions.common.codes import __all__, __doc__  # noqa: F401

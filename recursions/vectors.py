@@ -33,7 +33,7 @@ Examples
 
 from __future__ import annotations
 
-from ._jit import jit
+from recursions.common._jit import jit
 
 __all__ = ["add_at_rank", "drain", "first_idle", "floyd_ranks", "least_of_d_rank",
            "random_rank", "resort"]

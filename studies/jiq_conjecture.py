@@ -15,7 +15,7 @@ an arrival is routed to a busy server (``P(wait)``) vanishes; they conjecture th
 every ``rho < 1``. This study measures ``P(wait)`` and ``sup_w |x^n_w - x*_w|`` (over the grid
 ``w = 0, 0.25, ..., 4``) at loads 0.5, 0.7, 0.9, 0.95, for six service laws of mean 1 (none
 of them with a decreasing hazard rate except the Pareto ones), and ``n`` from ``10^2`` to
-``10^6``, on the heap engine of :mod:`recursions.heap` (``O(log n)`` per arrival).
+``10^6``, on the heap engine of :mod:`recursions.engines._heap` (``O(log n)`` per arrival).
 
 The start and the warm-up
 -------------------------
@@ -28,7 +28,8 @@ is a Markov state at arrival epochs for Poisson input), so the first half's ``P(
 the second's, in units of their joint standard error (``transient_z``, and ``sup_transient_z``
 for the sup distance), measures what remains of the transient: it should look like a standard
 normal draw. ``trend_z`` and ``lag1`` are the library's own test of the batch means of the
-total workload (:func:`recursions.diagnostics.batch_check`, over the second half); ``warned``
+total workload (:func:`recursions.inference.diagnostics.batch_check`, over the second half);
+``warned``
 says whether ``rc.simulate`` raised a :class:`recursions.SimulationWarning` in either half.
 The 48 rows at ``n >= 10^5`` measure fewer than 256 arrivals a server a half, under the floor
 a fixed budget of JIQ is held to; they were run again with their own seeds after that rule

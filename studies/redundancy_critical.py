@@ -42,7 +42,7 @@ means together, so a difference between runs (an unfinished warm-up) widens it. 
 exponential rows, whose value ``1 / k`` is exact, check the coverage. Each row also has
 ``effective_batches`` and ``trusted``: the same 32 batches a run, pooled over the runs and
 merged until they pass the test of independence that ``rc.simulate`` asks of its intervals
-(:func:`recursions.output_analysis.interval`); ``trusted`` false flags a row whose batch
+(:func:`recursions.inference._batch_means.interval`); ``trusted`` false flags a row whose batch
 means stayed correlated, so whose standard error the run-until-precise procedure would not
 trust. ``critical_se`` (and the interval) rest on all 128 batch means; ``merged_se`` is the
 standard error of ``lambda-bar^n`` from the ``effective_batches`` merged ones (delta method),
@@ -66,8 +66,8 @@ import _common
 
 import loynes as ly
 import recursions as rc
-from recursions.output_analysis import Interval, interval
-from recursions.redundancy import JobClass, Redundancy, free_system_sample
+from recursions.inference._batch_means import Interval, interval
+from recursions.model.redundancy import JobClass, Redundancy, free_system_sample
 
 NAME = "redundancy_critical"
 COLUMNS = ("d", "k", "size_law", "servers", "critical_rate", "ci_low", "ci_high",
@@ -100,7 +100,7 @@ def free_system_rate(d: int, k: int, law: str, servers: int, jobs: int, replicat
 
     Returns the estimate, its standard error (delta method from the pooled batch means), the
     warm-up per run, and the library's interval of ``a`` from the same batches
-    (:func:`recursions.output_analysis.interval`: its ``batches`` are the effective number
+    (:func:`recursions.inference._batch_means.interval`: its ``batches`` are the effective number
     of independent batch means, its ``trusted`` whether they passed the test of independence
     that ``rc.simulate``'s run-until-precise mode asks of its own intervals).
     """

@@ -22,7 +22,7 @@ mu_2 = 1 / c^2``. Power-of-d takes ``d = min(N, ceil(N^alpha log N))``.
 
 The engine and the budget
 -------------------------
-:func:`recursions.zerowait.simulate_queues` with the exact chain on the counts ``Q[j, m]``
+:func:`recursions.engines.zerowait.simulate_queues` with the exact chain on the counts ``Q[j, m]``
 (servers with ``j`` jobs whose job in service is in phase ``m``): Gillespie's method, cost per
 event independent of ``N``. Every run starts empty. The time the number of jobs needs to
 forget its start grows with ``N`` once ``alpha > 1/2``: when every server is busy, the excess
@@ -33,7 +33,7 @@ time units. The measured time is therefore ``200 tau`` with ``tau = max(1, 4 N^{
 arrivals (column ``arrivals``), after a warm-up of a fifth of that (``warmup``). At
 ``alpha = 0.8`` the sizes stop at ``N = 10^4`` (see :data:`MAX_SIZE`).
 Standard errors are batch means (32 batches); ``trend_z`` and ``lag1`` are the library's test
-of the batch means of the number of jobs (:func:`recursions.diagnostics.batch_check`) and
+of the batch means of the number of jobs (:func:`recursions.inference.diagnostics.batch_check`) and
 ``warned`` whether ``simulate`` flagged the run (a trend, batches too correlated for honest
 errors, or fewer than 256 arrivals a server). The eight rows at ``N = 10^5`` and
 ``alpha = 0.2`` (180 arrivals a server) were run again with their own seeds after that last
@@ -85,7 +85,7 @@ import _common
 
 import loynes as ly
 import recursions as rc
-from recursions import zerowait as zw
+from recursions.engines import zerowait as zw
 
 NAME = "zero_wait"
 COLUMNS = ("policy", "alpha", "servers", "buffer", "service", "p_wait", "p_wait_se", "p_block",

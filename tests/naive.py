@@ -205,7 +205,7 @@ def run(system, w0, sigma, tau, u):
 
 
 def ra_known_from(u, s, t, n, bound):
-    """Twin of :func:`coupling.ra_walk_kernels.ra_known_from`: per-server Lindley from -n."""
+    """Twin of :func:`coupling._ra_walk_kernels.ra_known_from`: per-server Lindley from -n."""
     S = len(bound)
     w = [float(b) for b in bound]
     known = [-1] * S

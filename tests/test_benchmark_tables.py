@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 

@@ -9,9 +9,9 @@ import pytest
 
 import coupling as cp
 import recursions as rc
-from coupling.bounding import bounded_method, bounded_sample, interval_step
-from coupling.perfect_result import ARRIVAL as _ARRIVAL
-from recursions.rng import as_seed_sequence, child
+from coupling._bounding import bounded_method, bounded_sample, interval_step
+from coupling._perfect_result import ARRIVAL as _ARRIVAL
+from recursions.common import as_seed_sequence, child
 from tests import naive
 from tests.marks import UNTRUSTED
 

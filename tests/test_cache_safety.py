@@ -1,4 +1,5 @@
-"""The on-disk caches cannot be poisoned or stuck (recursions._cache, recursions.drivers).
+"""The on-disk caches cannot be poisoned or stuck (recursions.common._caches,
+recursions.engines._driver_compiler).
 
 Each run that reads a cache is a subprocess with its own ``QUEUE_RECURSIONS_CACHE`` and
 ``NUMBA_CACHE_DIR`` (this process's numba state would hide what a later process does):
@@ -19,7 +20,7 @@ import numba
 import pytest
 
 import recursions as rc
-from recursions import _cache  # noqa: PLC2701
+from recursions.common import _caches as _cache
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import recursions as rc
-from loynes.cli import CliError, main, parse_law
+from loynes._cli import CliError, main, parse_law
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ["--arrival-rate", "1", "--steps", "1024", "--horizon", "1024"]

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import recursions as rc
-import recursions.precision as modes
-from recursions.chunks import rebin
-from recursions.engines import planned
-from recursions.stages import Continued
+import recursions.inference._precision as modes
+from recursions.engines._chunk_loop import rebin
+from recursions.engines._registry import planned
+from recursions.inference._stages import Continued
 
 D = rc.dists
 

@@ -10,13 +10,14 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 import recursions as rc
-from coupling import monotone as mono
-from coupling.monotone import (
+from coupling import _monotone as mono
+from coupling._monotone import (
     assert_dominates,
     assert_monotone,
     check_dominates,
     check_monotone,
 )
+from coupling._times import coupling_time
 from coupling.strategies import (
     innovations,
     innovations_for,
@@ -28,8 +29,8 @@ from coupling.strategies import (
     uniforms,
     workloads,
 )
-from coupling.times import coupling_time
-from recursions.rng import as_seed_sequence, child, forward_generator
+from recursions.common import as_seed_sequence, child, forward_generator
+from recursions.engines import drivers_of
 from tests.marks import UNTRUSTED
 
 NOT_MONOTONE = [rc.JpSW(2, 1), rc.JpSW(4, 2), rc.Loss(1), rc.Loss(3), rc.JIQ(2), rc.JIQ(5)]
@@ -116,8 +117,8 @@ def test_random_cases_alone_find_counterexamples(system):
     assert np.all(u <= v) and np.all(np.diff(u, axis=1) >= 0) and np.all(np.diff(v, axis=1) >= 0)
     a, b, found = u.copy(), v.copy(), np.empty(len(u))
     uu = np.ascontiguousarray(uni)
-    system.drivers.apply_rows(system.params, a, sig, tau, uu, found)
-    system.drivers.apply_rows(system.params, b, sig, tau, uu, found)
+    drivers_of(system).apply_rows(system.params, a, sig, tau, uu, found)
+    drivers_of(system).apply_rows(system.params, b, sig, tau, uu, found)
     assert np.any(a > b + mono.TOL)
 
 
@@ -126,7 +127,8 @@ def test_apply_rows_equals_step():
     gen = np.random.default_rng(2)
     u, _, sig, tau, uni = mono._cases(gen, 200, 4, 0, 1)
     a, found = u.copy(), np.empty(200)
-    system.drivers.apply_rows(system.params, a, sig, tau, np.ascontiguousarray(uni), found)
+    drivers_of(system).apply_rows(system.params, a, sig, tau, np.ascontiguousarray(uni),
+                                  found)
     for i in range(200):
         np.testing.assert_array_equal(a[i], system.step(u[i], sig[i], tau[i], u=uni[i]))
         w = u[i]

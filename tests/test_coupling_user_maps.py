@@ -18,9 +18,10 @@ from scipy import stats
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling import monotone as mono
-from recursions.codes import LOST
-from recursions.rng import as_seed_sequence, child, forward_generator
+from coupling import _monotone as mono
+from recursions.common import as_seed_sequence, child, forward_generator
+from recursions.common.codes import LOST
+from recursions.engines import drivers_of
 from recursions.vectors import add_at_rank, drain
 
 D = rc.dists
@@ -230,7 +231,7 @@ def test_random_cases_use_the_blocks():
     # the random cases alone refute J_2SW within the pools
     u, v, sig, tau, uni = mono._cases(gen, 4000, 4, 0, 1, blocks)
     a, b, found = u.copy(), v.copy(), np.empty(len(u))
-    k = POOLS_J2.drivers
+    k = drivers_of(POOLS_J2)
     k.apply_rows(POOLS_J2.params, a, sig, tau, np.ascontiguousarray(uni),
                  found)
     k.apply_rows(POOLS_J2.params, b, sig, tau, np.ascontiguousarray(uni),

@@ -1,7 +1,7 @@
 """Every built-in system's declarations agree with what its kernel does.
 
 The classes are found, not listed: every subclass of ``rc.System`` defined in ``recursions``
-(the queue-length policies of ``recursions.queue_policies`` among them). Each must have small
+(the queue-length policies of ``recursions.model._queue_policies`` among them). Each must have small
 instances in
 ``EXAMPLES`` below, and then the declarations are checked against behaviour, so a new
 built-in without examples, without a naive twin (``tests/naive.py``) or with a wrong
@@ -14,8 +14,9 @@ declaration fails here:
   ``engine="heap"`` is refused elsewhere;
 * ``uniforms``: the kernel passes ``rc.Map``'s contract check with the declared uniforms,
   params and blocks (it reads no more), and fails it with one fewer (it reads them all);
-* ``stability_family`` is one that ``ly.check_stability`` knows, ``drivers`` are compiled
-  for the system's kernel, ``blocks`` tile the vector, ``load`` is ``E[sigma] / (capacity E[tau])``.
+* its family (``loynes._families.family_of``) is one that ``ly.check_stability`` knows, its
+  drivers (``recursions.engines.drivers_of``) are compiled for the system's kernel, ``blocks``
+  tile the vector, ``load`` is ``E[sigma] / (capacity E[tau])``.
 
 ``rc.Map`` is not enumerated: its declarations are its user's (the contract check and
 tests/test_user_map.py cover it).
@@ -34,9 +35,11 @@ import pytest
 
 import coupling as cp
 import recursions as rc
-from loynes.checks import FAMILIES
-from recursions.codes import LOST
-from recursions.queue_policies import QueuePolicy
+from loynes._checks import FAMILIES
+from loynes._families import family_of
+from recursions.common.codes import LOST
+from recursions.engines import _driver_compiler, drivers_of
+from recursions.model._queue_policies import QueuePolicy
 from tests import naive
 
 E = rc.dists.Exponential
@@ -85,7 +88,7 @@ def test_every_builtin_class_has_examples():
 
 
 def test_every_kernel_has_the_user_signature_and_is_in_maps():
-    # a built-in map is one class naming one kernel of recursions.maps (and its naive twin)
+    # a built-in map is one class naming one kernel of recursions.model.maps (and its naive twin)
     gen = np.random.default_rng(0)
     for system in ALL:
         if "dense" not in system.engines:
@@ -96,7 +99,7 @@ def test_every_kernel_has_the_user_signature_and_is_in_maps():
             w, sigma, tau, u = _case(gen, system)
             a, b = w.copy(), w.copy()
             fa = kernel(a, sigma, tau, u, system.params)
-            got, fb = system.drivers.step_once(system.params, b, sigma, tau, u)
+            got, fb = drivers_of(system).step_once(system.params, b, sigma, tau, u)
             np.testing.assert_array_equal(a, got)
             assert fa == fb
 
@@ -150,7 +153,7 @@ def test_kernel_equals_naive_twin_and_declares_loss_and_fcfs(system):
         w, sigma, tau, u = _case(gen, system)
         uu = u if system.uniforms else None
         got = system.step(w, sigma, tau, uu)
-        _, found = system.drivers.step_once(system.params, w, sigma, tau, u)
+        _, found = drivers_of(system).step_once(system.params, w, sigma, tau, u)
         want, want_found = naive.apply(name, params, w.tolist(), sigma, tau, list(u))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         assert found == pytest.approx(want_found, rel=1e-12, abs=1e-12)
@@ -212,12 +215,12 @@ def test_declared_uniforms_are_what_the_kernel_reads(system):
 # -- the rest ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("system", ALL, ids=repr)
 def test_other_declarations(system):
-    assert system.stability_family in FAMILIES
+    assert family_of(system) in FAMILIES
     if "dense" in system.engines:
-        assert system.drivers is rc.drivers.compiled_drivers(system.kernel)[0]
+        assert drivers_of(system) is _driver_compiler.compiled_drivers(system.kernel)[0]
     else:  # a queue-length system (a buffered JIQ) has no workload map to iterate
         with pytest.raises(ValueError, match="not a map on workload vectors"):
-            _ = system.drivers
+            drivers_of(system)
     blocks = system.blocks
     assert blocks[0][0] == 0 and blocks[-1][1] == system.servers
     assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
@@ -227,4 +230,4 @@ def test_other_declarations(system):
     if rho is not None:
         assert math.isclose(rho, inp.mean_service / (system.capacity * inp.mean_interarrival))
     if system.monotone and system.fcfs:  # a certificate needs exactly the FCFS map
-        assert system.stability_family == "load"
+        assert family_of(system) == "load"

@@ -1,4 +1,4 @@
-"""The drain test (loynes.drain): faces, refusals, its verdicts against known truths.
+"""The drain test (loynes._drain): faces, refusals, its verdicts against known truths.
 
 The truths are independent of the test: condition (3) for JSW (FCFS G/G/S), Theorem 1 and
 the growth seen between (11) and (3) for J_{p+1}SW, the per-server loads of a size-interval
@@ -15,8 +15,8 @@ import pytest
 
 import loynes as ly
 import recursions as rc
-from loynes import drain as dr
-from loynes.calibration import hand_map
+from loynes import _drain as dr
+from loynes._calibration import hand_map
 
 E = rc.dists.Exponential
 
@@ -144,7 +144,7 @@ def test_periodic_input_is_refused_by_the_drain_test_with_the_reason():
 
 
 def test_undecided_growth_advice_names_the_resolution_of_the_budget():
-    from loynes.checks import Check, growth_budget
+    from loynes._checks import Check, growth_budget
 
     chk = Check(rc.JSW(2), rc.Poisson(1.0, E(1.0)), 2**16, 2**16, 8, 1e-3, iter([]))
     chk.evidence.update({"growth per customer": -0.01, "growth per customer se": 0.004})

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling.perfect import CouplingNotReached
-from loynes.checks import RESOLUTION_ULPS, near_one
-from loynes.sequence import _checkpoint_spacing  # noqa: PLC2701
-from recursions.inputs import PoissonArrivals
-from recursions.validation import MAX_COUNT, SCALE_MAX, SCALE_MIN
+from coupling._perfect import CouplingNotReached
+from loynes._checks import RESOLUTION_ULPS, near_one
+from loynes._sequence import _checkpoint_spacing
+from recursions.common import MAX_COUNT, SCALE_MAX, SCALE_MIN
+from recursions.model._renewal_inputs import PoissonArrivals
 
 E = rc.dists.Exponential
 SMALL = {"steps": 256, "horizon": 256, "rng": 1}

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 import recursions as rc
-from recursions.estimate import Estimate
+from recursions.inference._estimate import Estimate
 
 
 def test_scalar_format_unchanged():

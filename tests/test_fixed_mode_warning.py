@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from recursions.estimate import ratio_estimate
-from recursions.output_analysis import merge_batches
-from recursions.plan import default_batches, make_plan
-from recursions.zerowait import JSQ
+from recursions.engines._run_plan import default_batches, make_plan
+from recursions.engines._workload_engines import HEAP_MIN_SERVERS
+from recursions.engines.zerowait import JSQ
+from recursions.inference._batch_means import merge_batches
+from recursions.inference._estimate import ratio_estimate
 
 EXP = rc.dists.Exponential(1.0)
 ESTIMATES = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "p_all_busy", "p_loss",
@@ -65,7 +66,7 @@ CASES = [
                  id="dense-3reps"),
     pytest.param(rc.JIQ(8), mm(8, 0.8), {"steps": 40_007, "engine": "heap"}, "heap",
                  id="heap-steps"),
-    pytest.param(rc.JSW(rc.workload.HEAP_MIN_SERVERS), mm(rc.workload.HEAP_MIN_SERVERS, 0.9),
+    pytest.param(rc.JSW(HEAP_MIN_SERVERS), mm(HEAP_MIN_SERVERS, 0.9),
                  {"steps": 30_011, "replications": 2}, "heap", id="heap-large-S"),
     pytest.param(rc.JIQ(8), mm(8, 0.8), {"time": 3000.0}, "heap", id="heap-time"),
     pytest.param(rc.Loss(4), mm(4, 0.8), {"steps": 30_001}, "dense", id="loss"),

@@ -28,7 +28,7 @@ def test_import_loads_no_heavy_module():
 
 
 def test_cli_help_loads_no_heavy_module():
-    out = _fresh("import sys\nfrom loynes.cli import main\ntry:\n    main(['--help'])\n"
+    out = _fresh("import sys\nfrom loynes._cli import main\ntry:\n    main(['--help'])\n"
                  "except SystemExit:\n    pass\n"
                  f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     assert out.strip().splitlines()[-1] == "[]"

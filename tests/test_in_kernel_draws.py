@@ -1,7 +1,7 @@
 """Draws inside the kernels continue numpy's streams: the numbers of the block draws, bit for bit.
 
-With ``recursions.kernel_draws.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input with
-built-in laws (those of ``KERNEL_LAWS``; here every law that can) inside the dense and heap
+With ``recursions.engines._in_kernel_draws.KERNEL_DRAWS`` on, ``rc.simulate`` draws a renewal input
+with built-in laws (those of ``KERNEL_LAWS``; here every law that can) inside the dense and heap
 loops (``recursions.dists.kernel.draw_one`` on the stream's own generators, on drivers
 compiled for the two law codes); with it off, and for every other input, the draws are made
 in blocks outside. Both paths must give the very same results.
@@ -18,8 +18,8 @@ import pytest
 import recursions as rc
 from tests.marks import UNTRUSTED
 
-kd = importlib.import_module("recursions.kernel_draws")
-eng = importlib.import_module("recursions.engines")
+kd = importlib.import_module("recursions.engines._in_kernel_draws")
+eng = importlib.import_module("recursions.engines._registry")
 D = rc.dists
 ELEMENTWISE = {int(c) for c in rc.codes.LawCode} - set(kd._BLOCKWISE)
 
@@ -131,7 +131,7 @@ def test_a_recorded_run_draws_in_blocks_and_gives_the_numbers_of_an_unrecorded_o
 
 
 def test_the_drawing_loop_refuses_to_record():
-    from recursions.drivers import compiled_drivers
+    from recursions.engines._driver_compiler import compiled_drivers
 
     code = int(rc.codes.LawCode.EXPONENTIAL)
     mod, _ = compiled_drivers(rc.maps.jsw, (code, code), 3)

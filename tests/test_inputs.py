@@ -7,7 +7,7 @@ import pytest
 import scipy.stats
 
 import recursions as rc
-from recursions.rng import BLOCK
+from recursions.common import BLOCK
 
 E = rc.dists.Exponential
 

@@ -1,6 +1,6 @@
 """Large-scale JIQ theory (docs/theory/large_systems.md): equilibrium, transient, Lemma 4.
 
-Oracles are independent of :mod:`loynes.jiq`: ``scipy.integrate.quad`` of the survival
+Oracles are independent of :mod:`loynes._jiq`: ``scipy.integrate.quad`` of the survival
 function, the M/M/1 closed form, Erlang's exact M/D/1 workload law (in mpmath), a numpy Lindley
 simulation (fixed seed, tolerance from batch-means standard errors) and the Pollaczek-Khinchine
 mean.
@@ -18,7 +18,7 @@ import pytest
 import scipy.stats
 from scipy import integrate
 
-from loynes.jiq import (
+from loynes._jiq import (
     JIQEquilibrium,
     jiq_equilibrium,
     mg1_workload_sf,

@@ -10,7 +10,7 @@ import pytest
 
 import loynes as ly
 import recursions as rc
-from recursions import heap as hp
+from recursions.engines import _heap as hp
 from tests.marks import UNTRUSTED
 
 D = rc.dists
@@ -54,7 +54,7 @@ def test_heap_keys_kept_between_chunks_give_the_dense_path(law, monkeypatch):
     # next (chunks of 997 arrivals here, and calls of as many when drawn in the loop), re-based
     # with the clock every few time units: a key left stale between calls would send a
     # customer to the wrong server
-    import recursions.engines as engines
+    import recursions.engines._registry as engines
 
     inp = rc.Poisson(8.5, law)
     monkeypatch.setattr(hp, "REBASE", 5.0)
@@ -158,8 +158,8 @@ def _redundancy():
 def test_heap_keys_stay_the_empty_times_in_heap_order_across_calls(case, monkeypatch):
     # after a warm-up, chunks and calls of a few hundred arrivals, clock re-bases and a run
     # that goes on (RunHandle.extend), the kept keys are still E in heap order and a 4-ary heap
-    import recursions.engines as engines
-    from recursions.engines import planned
+    import recursions.engines._registry as engines
+    from recursions.engines._registry import planned
 
     system, inp = case()
     monkeypatch.setattr(hp, "REBASE", 3.0)
@@ -216,7 +216,7 @@ def test_four_ary_heap_keeps_the_least_empty_time_on_top(n):
 def test_heap_layouts_give_the_same_jsw_and_least_of_d_numbers(monkeypatch):
     # the binary layout is the 4-ary one's twin: JSW's waits and LL(2)'s paths do not depend on
     # how ties among equal empty times are broken, so both copies give the same numbers
-    from recursions import drivers as drv
+    from recursions.engines import _driver_compiler as drv
 
     original, used = drv.heap_drivers, []
 

@@ -24,7 +24,7 @@ import scipy.stats as st
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.codes import LawCode
+from recursions.common.codes import LawCode
 from recursions.dists import (
     Coxian,
     Deterministic,

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from recursions.drivers import compiled_drivers
-from recursions.engines import ENGINES, planned
+from recursions.engines._driver_compiler import compiled_drivers
+from recursions.engines._registry import ENGINES, planned
 
 E = rc.dists.Exponential
-eng = importlib.import_module("recursions._stats")  # the batch table's columns
+eng = importlib.import_module("recursions.engines._accumulator")  # the batch table's columns
 WAITS = ("p_wait", "mean_wait")
 
 
@@ -143,11 +143,11 @@ def test_a_lean_heap_run_needs_no_snapshots():
 ], ids=["JSW", "JIQ-reps", "JIQ-time", "LL2-warmup", "random"])
 def test_the_heaps_lean_copies_keep_the_run_time_loops_numbers(monkeypatch, system, rate, kw):
     # a lean heap run runs on a copy of the drawing loop compiled for its policy and for lean
-    # statistics (recursions.workload.HEAP_LEAN_COPIES): the same sums, bit for bit, as the
-    # loop that reads both at run time
-    from recursions import drivers as drv
-    from recursions import heap as hp
-    from recursions import workload as wl
+    # statistics (recursions.engines._workload_engines.HEAP_LEAN_COPIES): the same sums, bit for
+    # bit, as the loop that reads both at run time
+    from recursions.engines import _driver_compiler as drv
+    from recursions.engines import _heap as hp
+    from recursions.engines import _workload_engines as wl
 
     original, asked = drv.heap_drivers, []
 
@@ -174,7 +174,7 @@ def test_the_heaps_lean_copies_keep_the_run_time_loops_numbers(monkeypatch, syst
 def test_the_heaps_lean_copy_skips_the_state_sums(monkeypatch, kw):
     # the lean copy counts no all-busy arrival, takes no snapshot and bins nothing (the loop
     # that reads the statistics at run time, on the same lean plan, counts all-busy arrivals)
-    from recursions import workload as wl
+    from recursions.engines import _workload_engines as wl
 
     system, inp = rc.JIQ(40), rc.Poisson(36.0, E(1.0))
     for copies in (False, True):
@@ -191,9 +191,9 @@ def test_the_heaps_lean_copy_skips_the_state_sums(monkeypatch, kw):
 
 
 def test_a_lean_heap_copy_refuses_a_profile_grid():
-    from recursions import drivers as drv
-    from recursions import heap as hp
-    from recursions.kernel_draws import kernel_laws
+    from recursions.engines import _driver_compiler as drv
+    from recursions.engines import _heap as hp
+    from recursions.engines._in_kernel_draws import kernel_laws
 
     scode, spar, tcode, tpar = kernel_laws(rc.Poisson(2.0, E(1.0)))
     mod = drv.heap_drivers((scode, tcode), hp.JSW, lean=True)
@@ -209,7 +209,7 @@ def test_a_lean_heap_copy_refuses_a_profile_grid():
 
 def test_a_users_map_keeps_its_run_check(monkeypatch):
     # rc.Map checks its runs on the workload sums, which the lean loop does not keep
-    import recursions.drivers as drv
+    import recursions.engines._driver_compiler as drv
 
     seen = []
     real = drv.compiled_drivers

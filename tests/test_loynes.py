@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import loynes as ly
 import recursions as rc
-from loynes.cli import main
+from loynes._cli import main
 
 E = rc.dists.Exponential
 Z = 4.0
@@ -263,8 +263,8 @@ def test_cli_help_documents_every_flag(capsys):
 
 
 def test_demo_writes_figures(tmp_path, capsys):
-    out = ly.cli.main  # the module is importable; run the demo function directly
-    from loynes.demo import run_demo
+    from loynes._cli import main as out  # the module is importable; run the demo directly
+    from loynes._demo import run_demo
 
     res = run_demo(tmp_path, quick=True)
     for key in ("report", "loynes", "region"):

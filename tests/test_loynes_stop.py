@@ -9,7 +9,7 @@ import pytest
 
 import loynes as ly
 import recursions as rc
-from coupling.tail_bounds import fcfs_workload_bound
+from coupling._tail_bounds import fcfs_workload_bound
 
 E = rc.dists.Exponential
 

@@ -16,7 +16,8 @@ from coupling.strategies import (
     times,
     uniforms,
 )
-from recursions import _stats as eng  # noqa: PLC2701
+from recursions.engines import _accumulator as eng
+from recursions.engines import drivers_of
 from tests import naive
 
 SYSTEMS = [
@@ -189,9 +190,9 @@ def test_engine_statistics_equal_naive_run(system, grid):
     acc = np.zeros((1, nb, eng.N_STATS))
     hist = np.zeros((1, nb, grid.size + 1))
     path = np.zeros((1, n, s))
-    system.drivers.run_chunk(system.params, W, sig[None], tau[None], U[None],
-                             True, 0, n, nb, grid, eng.uniform_step(grid), 1, acc, hist,
-                             path)
+    drivers_of(system).run_chunk(system.params, W, sig[None], tau[None], U[None],
+                                 True, 0, n, nb, grid, eng.uniform_step(grid), 1, acc, hist,
+                                 path)
     prof = eng.profile_counts(hist)
     np.testing.assert_allclose(W[0], final, atol=1e-12)
     np.testing.assert_allclose(path[0], np.array(states), atol=1e-12)

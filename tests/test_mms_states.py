@@ -51,7 +51,7 @@ def test_each_coordinate_is_busy_as_often_as_the_birth_death_chain_says():
 
 def test_the_seed_of_simulate_reaches_the_draws():
     # start="stationary" draws from its own child of the run's seed: other seeds, other states
-    from recursions.starts import stationary_states
+    from recursions.inference._stationary_starts import stationary_states
 
     inp = rc.Poisson(2.4, E(1.0))
     one = stationary_states(rc.JSW(3), inp, 4, np.random.SeedSequence(1))
@@ -65,7 +65,7 @@ def test_the_seed_of_simulate_reaches_the_draws():
 def test_a_long_queue_is_drawn_in_blocks_with_the_same_numbers(monkeypatch):
     # near saturation the queue is long (mean about rho / (1 - rho)): its works are drawn in
     # blocks, which bounds the memory and changes no number
-    from coupling import mms_exact
+    from coupling import _mms_exact as mms_exact
 
     inp = rc.Poisson(2.97, E(1.0))  # M/M/3 at 0.99
     whole = cp.mms_states(rc.JSW(3), inp, 20, rng=16)

@@ -1,8 +1,8 @@
 """The branch-free join-and-drain pass of the drawing drivers against the insertion loop.
 
-``recursions._engine.insert_drain`` writes ``(R(w with w[r] + sigma) - tau)^+`` into a second
-buffer as selects over ``w[i]`` and ``w[i+1]``; the drivers of the kernels in
-``recursions.maps.RANKED`` use it at 2 to 32 servers. It must give the numbers of the naive
+``recursions.engines._driver_template.insert_drain`` writes ``(R(w with w[r] + sigma) - tau)^+``
+into a second buffer as selects over ``w[i]`` and ``w[i+1]``; the drivers of the kernels in
+``recursions.model.maps.RANKED`` use it at 2 to 32 servers. It must give the numbers of the naive
 twin's join (``sorted``) and drain exactly, ties and idle servers included.
 """
 
@@ -14,7 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import recursions as rc
-from recursions import _engine, drivers, maps  # noqa: PLC2701
+from recursions.engines import _driver_compiler as drivers
+from recursions.engines import _driver_template as _engine
+from recursions.engines import drivers_of
+from recursions.model import maps as maps
 
 from . import naive
 
@@ -88,7 +91,7 @@ def test_backward_runs_in_one_pass_store_and_meet_the_kernels_states(system):
     # the states it stores at the checkpoints and at the end are the kernel's, step by step
     S = system.servers
     assert drivers.uses_one_pass(system.kernel, S)  # inside the one-pass range
-    mod, params = system.drivers, system.params
+    mod, params = drivers_of(system), system.params
     assert mod.RANKED  # run_checked takes the one pass
     gen = np.random.default_rng(S)
     n, every = 1000, 7

@@ -19,6 +19,7 @@ from scipy import stats
 import coupling as cp
 import loynes as ly
 import recursions as rc
+from coupling._perfect_result import found_at_zero
 
 D = rc.dists
 Z = 4.0
@@ -234,7 +235,7 @@ def test_bad_progress_is_refused():
 
 
 def test_no_pool_for_one_draw_or_one_worker(monkeypatch):
-    import coupling.perfect as perfect
+    import coupling._perfect as perfect
 
     def no_pool(*args, **kwargs):
         raise AssertionError("a process pool was started")
@@ -255,10 +256,10 @@ def test_found_needs_an_exact_service_time_for_a_map_of_your_own():
     periodic = rc.Periodic([1.0, 2.0], [1.5, 1.5])
     mine = rc.Map(rc.maps.jsw, servers=2)
     seeds = np.random.SeedSequence(1).spawn(2)
-    assert cp.perfect.found_at_zero(mine, periodic, w, seeds) is None
-    assert cp.perfect.found_at_zero(rc.Loss(2), periodic, w, seeds) is None
+    assert found_at_zero(mine, periodic, w, seeds) is None
+    assert found_at_zero(rc.Loss(2), periodic, w, seeds) is None
     # a built-in map joins by state alone: any input will do
-    found = cp.perfect.found_at_zero(rc.JSW(2), periodic, w, seeds)
+    found = found_at_zero(rc.JSW(2), periodic, w, seeds)
     np.testing.assert_array_equal(found, w[:, 0])
 
 
@@ -269,9 +270,9 @@ class _SizeRouted(rc.JIQ):
 
 
 def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
-    from coupling.perfect_result import ARRIVAL as _ARRIVAL
-    from coupling.perfect_result import found_at_zero
-    from recursions.rng import child
+    from coupling._perfect_result import ARRIVAL as _ARRIVAL
+    from coupling._perfect_result import found_at_zero
+    from recursions.common import child
     from tests import naive
 
     w = np.array([[0.5, 1.0, 2.0], [0.0, 1.0, 2.0], [1.0, 2.0, 3.0]])
@@ -290,8 +291,8 @@ def test_found_draws_the_arrivals_service_where_the_map_may_route_by_size():
 
 
 def test_methods_are_an_ordered_registry_whose_refusals_are_named():
-    from coupling.exact_methods import METHODS
-    from coupling.fcfs_bounds import PROCESSES
+    from coupling._exact_methods import METHODS
+    from coupling._fcfs_bounds import PROCESSES
 
     assert [m.name for m in METHODS] == ["FCFS", "renovation", "monotone", "bounding"]
     assert [p.name for p in PROCESSES] == ["vacation", "dominated-cyclic", "dominated-walk",

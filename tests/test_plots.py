@@ -21,10 +21,10 @@ from matplotlib.patches import Rectangle
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling.mms_exact import erlang_c, mmc_wait
-from coupling.sample_plots import mmc_rates
-from loynes.stability_maps import StabilityMap
-from recursions.redundancy import JobClass
+from coupling._mms_exact import erlang_c, mmc_wait
+from coupling._sample_plots import mmc_rates
+from loynes._stability_maps import StabilityMap
+from recursions.model.redundancy import JobClass
 
 MM2 = rc.Poisson(1.5, rc.dists.Exponential(1.0))
 
@@ -248,8 +248,9 @@ def test_every_plot_without_matplotlib_names_the_extra(monkeypatch, sim, seq, re
 
 
 def test_plot_modules_import_without_matplotlib():
-    code = ("import sys; import recursions.plots, coupling.sample_plots, loynes.sequence; "
-            "import loynes.report, recursions, coupling, loynes; "
+    code = ("import sys; import recursions.common._figures, coupling._sample_plots; "
+            "import loynes._sequence; "
+            "import loynes._report, recursions, coupling, loynes; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

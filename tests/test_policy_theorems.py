@@ -1,4 +1,4 @@
-"""Stability theorems of the load-balancing policies (loynes/policy_checks.py).
+"""Stability theorems of the load-balancing policies (loynes/_policy_checks.py).
 
 docs/theory/stability.md, section "Load-balancing policies": LL(d) on workloads is stable under
 (3) for renewal input with E[sigma^2] < inf (the drift proof), d = 1 and d = S are random
@@ -15,9 +15,10 @@ import math
 import pytest
 
 import loynes as ly
-import loynes.basis
+import loynes._basis
 import recursions as rc
-from loynes.checks import FAMILIES, Check
+from loynes._checks import FAMILIES, Check
+from loynes._families import family_of
 
 D = rc.dists
 E = D.Exponential
@@ -29,7 +30,7 @@ def _verdict(system, inp, **kw):
 
 
 def _tests(system, inp):
-    tests, _ = FAMILIES[system.stability_family]
+    tests, _ = FAMILIES[family_of(system)]
     return tests(Check(system, inp, 16, 16, 2, 1e-3, iter(())))
 
 
@@ -52,13 +53,13 @@ def _tests(system, inp):
     (rc.I1F(4, buffer=2), "bounded"),
 ], ids=repr)
 def test_family(system, family):
-    assert system.stability_family == family
+    assert family_of(system) == family
     assert family in FAMILIES
 
 
 @pytest.mark.parametrize("name", ["bramson-jsq", "least-of-d-drift"])
 def test_new_basis_names_are_in_the_table(name):
-    assert f"``{name}``" in loynes.basis.__doc__
+    assert f"``{name}``" in loynes._basis.__doc__
 
 
 # -- LL(d) ------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from scipy.stats import t as t_dist
 
 import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
 import recursions as rc
-from recursions import diagnostics as dg
-from recursions.output_analysis import interval, mser, replication_interval, von_neumann_z
+from recursions.inference import diagnostics as dg
+from recursions.inference._batch_means import interval, mser, replication_interval, von_neumann_z
 from tests.marks import UNTRUSTED
 
 E = rc.dists.Exponential
@@ -142,7 +142,7 @@ def test_precision_mode_stops_at_its_budget_and_says_what_it_would_need():
 
 
 def test_stages_grow_by_whole_batches_and_the_guard_keeps_the_skewed_arms():
-    import recursions.precision as modes
+    import recursions.inference._precision as modes
     BASE_BATCHES, _guarded, _side = modes.BASE_BATCHES, modes._guarded, modes._side
 
     res = rc.simulate(*mm1(0.8), precision=0.05, steps=3000, rng=4)
@@ -182,7 +182,7 @@ def test_precision_on_the_heap_engine_and_on_queue_lengths():
 def test_precision_counts_only_after_enough_arrivals_per_server(monkeypatch):
     # JIQ on 400 servers at load 0.5 reaches 20% within 2^15 arrivals (82 a server) without
     # the floor; from empty it must go on to MIN_PER_SERVER a server
-    from recursions import precision as pr
+    from recursions.inference import _precision as pr
 
     system, inp = rc.JIQ(400), rc.Poisson(200.0, E(1.0))
     floor = dg.MIN_PER_SERVER * 400
@@ -202,7 +202,7 @@ def test_a_run_precise_too_soon_goes_on_to_640_relaxation_times(monkeypatch):
     # M/M/1 at 0.9: T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = 162 arrivals. A loose target is
     # met long before 640 T; the run must go on to 640 T, and only the stop changes: the
     # stages before it are those of the run without the rule
-    from recursions import precision as pr
+    from recursions.inference import _precision as pr
 
     system, inp = mm1(0.9)
     settle = pr.MIN_RELAXATIONS * 162
@@ -231,7 +231,7 @@ def test_a_run_precise_too_soon_goes_on_to_640_relaxation_times(monkeypatch):
 def test_a_system_with_no_time_scale_stops_on_two_precise_stages_in_a_row(monkeypatch):
     # JIQ has no heavy-traffic relaxation time (nor loss systems, nor users' maps): a run
     # precise at one stage goes on one stage (x1.25) and stops only if precise there too
-    from recursions import precision as pr
+    from recursions.inference import _precision as pr
 
     system, inp = rc.JIQ(4), rc.Poisson(3.6, E(1.0))
     assert system.relaxation(inp) is None and pr.settle_of(None) is None
@@ -279,8 +279,8 @@ def test_a_run_stopped_under_the_floor_says_so_with_what_it_missed():
 def test_large_systems_start_with_a_stage_of_16_arrivals_a_server():
     # the heap engine samples the vector every `servers` arrivals: a first stage of 2**14
     # arrivals gave 20 000 servers one sample, an error; the floor is capped at MAX_STEPS
-    from recursions import precision as pr
-    from recursions.plan import make_plan
+    from recursions.engines._run_plan import make_plan
+    from recursions.inference import _precision as pr
 
     inp = rc.Poisson(10_000.0, E(1.0))
     assert make_plan(rc.JIQ(20_000), inp, precision=0.1).modes.first == 16 * 20_000
@@ -298,7 +298,7 @@ def test_a_stage_under_the_floor_guards_no_later_stage(monkeypatch):
     # its intervals do not count, and neither do its standard errors as a guard: on 100
     # servers the first stage (2**14 arrivals) is under the floor of 25 600, and its noisy
     # errors held the running maximum up for the whole run (M/M/100 at 0.8: 10% more arrivals)
-    import recursions.precision as pr
+    import recursions.inference._precision as pr
 
     seen: list[tuple[bool, bool]] = []
     lengths: list[int] = []
@@ -424,7 +424,7 @@ def test_start_from_an_equilibrium_profile():
 
 def _start_systems():
     import loynes as ly
-    from recursions.redundancy import JobClass
+    from recursions.model.redundancy import JobClass
 
     n, lam = 1000, 0.5
     jiq = rc.JIQ(n)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from recursions.tables import Rows
+from recursions.common._tables import Rows
 from tests.bench import benchmark_module
 
 

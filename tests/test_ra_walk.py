@@ -1,4 +1,4 @@
-"""The backward random-assignment walk with certificates (coupling.ra_walk)."""
+"""The backward random-assignment walk with certificates (coupling._ra_walk)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 import recursions as rc
-from coupling.ra_walk import RAWalk, ra_known_from
+from coupling._ra_walk import RAWalk, ra_known_from
 
 from . import naive
 
@@ -190,7 +190,7 @@ def test_walk_that_never_rises_certifies_zero():
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_walk_kernels_match_naive(servers, n, seed):
-    from coupling import ra_walk_kernels as rw
+    from coupling import _ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     u = g.integers(0, servers, n)
@@ -215,7 +215,7 @@ def test_walk_kernels_match_naive(servers, n, seed):
 @settings(max_examples=80, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_cyclic_kernels_match_naive(servers, n, seed):
-    from coupling import ra_walk_kernels as rw
+    from coupling import _ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     tt, st_, sp = g.exponential(0.5, n), g.exponential(1.0, n), g.exponential(1.0, n)
@@ -240,7 +240,7 @@ def test_cyclic_kernels_match_naive(servers, n, seed):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_tilt_pick_and_ratio_match_naive(servers, seed):
-    from coupling import ra_walk_kernels as rw
+    from coupling import _ra_walk_kernels as rw
 
     g = np.random.default_rng(seed)
     margins, theta, uni = g.uniform(0.5, 5.0, servers), float(g.uniform(0.1, 2.0)), g.random()

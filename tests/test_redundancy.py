@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 import coupling as cp
 import recursions as rc
 from coupling.strategies import sorted_workloads
-from recursions import heap as hp
-from recursions.redundancy import JobClass, Redundancy, free_system_sample, free_system_work
+from recursions.engines import _heap as hp
+from recursions.engines import drivers_of
+from recursions.model.redundancy import JobClass, Redundancy, free_system_sample, free_system_work
 from tests import naive
 from tests.marks import UNTRUSTED
 
@@ -29,7 +30,7 @@ def test_paper_worked_example():
     # get sizes 4, 7, 3 -- the paper's (workload, size) pairs (5, 7), (3, 4), (6, 3)
     u = np.array([0.0, 0.0, 0.99, 0.99, 4.0, 7.0, 3.0])
     w = np.array([3.0, 5.0, 6.0])
-    out, t = sys3.drivers.step_once(sys3.params, w, 0.0, 0.0, u)
+    out, t = drivers_of(sys3).step_once(sys3.params, w, 0.0, 0.0, u)
     assert t == 9.0
     assert out.tolist() == [7.0, 9.0, 9.0]
     assert naive.redundancy(w, 0.0, u, [(3, 2, 1.0)], np.inf) == ([7.0, 9.0, 9.0], 9.0)
@@ -54,8 +55,8 @@ def test_kernel_equals_naive(system, data, tau, seed):
     name, params = naive.describe(system)
     want, t = naive.apply(name, params, w, 0.0, tau, u)
     np.testing.assert_array_equal(got, want)
-    _, t2 = system.drivers.step_once(system.params, np.array(w, dtype=float), 0.0,
-                                     tau, u)
+    _, t2 = drivers_of(system).step_once(system.params, np.array(w, dtype=float), 0.0,
+                                         tau, u)
     assert t2 == t
 
 
@@ -191,7 +192,7 @@ def test_an_estimated_mean_size_makes_the_d_bound_a_test():
     assert rep.decided_by.kind == "theorem" and rep.condition("(d-bound)").se == 0
 
 
-from loynes.redundancy_theory import (  # noqa: E402
+from loynes._redundancy_theory import (  # noqa: E402
     d_monotonicity,
     redundancy_critical_rate,
     redundancy_fixed_point,

@@ -19,7 +19,7 @@ import pytest
 
 import coupling  # noqa: F401  (registers the exact samplers start="stationary" uses)
 import recursions as rc
-from recursions.diagnostics import floor_for, short_run
+from recursions.inference.diagnostics import floor_for, short_run
 
 EXP = rc.dists.Exponential(1.0)
 SHORT = "short for its load"

@@ -9,10 +9,10 @@ import pytest
 
 import coupling as cp
 import recursions as rc
-from coupling.times import coupling_time
-from recursions.diagnostics import batch_check
-from recursions.inputs import PoissonArrivals, RenewalArrivals
-from recursions.zerowait import JSQ, simulate_queues
+from coupling._times import coupling_time
+from recursions.engines.zerowait import JSQ, simulate_queues
+from recursions.inference.diagnostics import batch_check
+from recursions.model._renewal_inputs import PoissonArrivals, RenewalArrivals
 
 EXP = rc.dists.Exponential(1.0)
 

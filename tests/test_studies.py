@@ -33,7 +33,7 @@ def _load(path: Path):
 def test_common_refuses_missing_columns(tmp_path):
     sys.path.insert(0, str(STUDIES))
     try:
-        import _common  # noqa: PLC2701
+        import _common
     finally:
         sys.path.remove(str(STUDIES))
     args = _common.parse("t", ["--quick", "--out", str(tmp_path)])

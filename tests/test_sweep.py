@@ -1,4 +1,4 @@
-"""Parameter sweeps (loynes.sweep), stability maps (loynes.stability_maps) and the sweep CLI."""
+"""Parameter sweeps (loynes.sweep), stability maps (loynes._stability_maps) and the sweep CLI."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from loynes.cli import main
-from loynes.runners import _main_from_unreadable_file  # noqa: PLC2701
-from loynes.stability import check_stability
-from loynes.stability_maps import PoissonAtLoad, SystemFamily, stability_map
-from loynes.sweep import NOT_RUN, as_table, expand_grid, sweep
+from loynes._cli import main
+from loynes._runners import _main_from_unreadable_file
+from loynes._stability import check_stability
+from loynes._stability_maps import PoissonAtLoad, SystemFamily, stability_map
+from loynes._sweep import NOT_RUN, as_table, expand_grid, sweep
 
 GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
 
@@ -176,7 +176,7 @@ def test_ctrl_c_returns_finished_rows(ctrl_c):
 # -- scripts: the __main__ guard and standard input -----------------------------------------
 
 SCRIPT = """\
-from loynes.sweep import sweep
+from loynes._sweep import sweep
 
 
 def f(a, rng):
@@ -208,7 +208,7 @@ def test_script_without_guard_says_what_to_do(tmp_path):
     res = run_script(tmp_path, CALL.format(w=2))
     assert res.returncode != 0 and "OK" not in res.stdout
     last = res.stderr.strip().splitlines()[-1]
-    assert last.startswith("loynes.runners.SweepError: a worker process of the sweep died "
+    assert last.startswith("loynes._runners.SweepError: a worker process of the sweep died "
                            "(BrokenProcessPool)")
     assert 'if __name__ == "__main__":' in last and "max_workers=0" in last
     res = run_script(tmp_path, CALL.format(w=None))  # the default: cheap, so in process
@@ -361,7 +361,7 @@ def test_cli_sweep_resumes_an_interrupted_run(tmp_path, capsys, monkeypatch):
             "--out", str(tmp_path), "--steps", "2048", "--horizon", "2048", "--quiet"]
     assert main(argv) == 0
     whole = (tmp_path / "stability_map.csv").read_text()
-    import loynes.stability_maps as sm
+    import loynes._stability_maps as sm
 
     real, calls = sm.check_stability, []
 
@@ -463,8 +463,8 @@ def test_cli_sweep_maps_the_systems_without_a_parameter(tmp_path, capsys, system
 
 
 def test_cli_sweep_takes_every_system_of_check(tmp_path):
-    from loynes.cli import SYSTEMS, make_parser
-    from loynes.stability_maps import FAMILY_PARAMETERS
+    from loynes._cli import SYSTEMS, make_parser
+    from loynes._stability_maps import FAMILY_PARAMETERS
 
     assert set(SYSTEMS) == set(FAMILY_PARAMETERS)
     for system in SYSTEMS:  # argparse exits on a --system it does not offer
@@ -486,7 +486,7 @@ def test_cli_sweep_refuses_a_parameter_for_a_system_without_one(tmp_path, capsys
 def test_cli_sweep_json_of_an_interrupted_run(tmp_path, capsys, monkeypatch):
     import json
 
-    import loynes.stability_maps as sm
+    import loynes._stability_maps as sm
 
     real, calls = sm.check_stability, []
 
@@ -546,13 +546,13 @@ def test_default_runs_a_cheap_grid_in_process():
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a pool needs two cores")
 def test_default_starts_a_pool_once_it_pays(monkeypatch):
-    import loynes.runners as runners
+    import loynes._runners as runners
 
     monkeypatch.setattr(runners, "WORKER_START_S", 0.2)  # what a worker is taken to cost
     grid = {"a": list(range(30))}
     t = sweep(sleepy, grid, rng=4, progress=False, table="dict")
     ex = t.attrs["execution"]
-    from loynes.runners import cores
+    from loynes._runners import cores
 
     assert ex.mode == "pool" and ex.workers == min(cores(), 28), ex
     assert ex.reason.startswith("2 tasks ran here first")
@@ -560,7 +560,7 @@ def test_default_starts_a_pool_once_it_pays(monkeypatch):
 
 
 def test_spread_order_is_a_permutation():
-    from loynes.runners import spread_order
+    from loynes._runners import spread_order
 
     for n in (1, 2, 5, 16, 33):
         assert sorted(spread_order(n)) == list(range(n))
@@ -602,7 +602,7 @@ def test_checkpoint_resumes_to_the_uninterrupted_table(tmp_path, monkeypatch):
 
 
 def test_checkpoint_of_another_sweep_is_refused(tmp_path):
-    from loynes.checkpoint import CheckpointMismatch
+    from loynes._checkpoint import CheckpointMismatch
 
     path = tmp_path / "sweep.jsonl"
     sweep(draw, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
@@ -645,7 +645,7 @@ def die_at(a, rng):
 
 
 def test_broken_pool_keeps_finished_rows_and_resumes(tmp_path, monkeypatch):
-    from loynes.sweep import SweepError
+    from loynes._sweep import SweepError
 
     marker = tmp_path / "die"
     marker.write_text("")
@@ -665,14 +665,14 @@ def test_broken_pool_keeps_finished_rows_and_resumes(tmp_path, monkeypatch):
 
 
 def test_stability_map_failure_carries_the_partial_map(monkeypatch):
-    import loynes.runners as runners
-    from loynes.sweep import SweepError
+    import loynes._runners as runners
+    from loynes._sweep import SweepError
 
     def broken(func, tasks, sink, workers):
         sink.put(*runners.run_task(func, *tasks[0]))
         raise SweepError("the pool broke", "a worker process died (test)")
 
-    monkeypatch.setattr(sys.modules["loynes.sweep"], "run_local", broken)
+    monkeypatch.setattr(sys.modules["loynes._sweep"], "run_local", broken)
     with pytest.raises(SweepError) as info:
         stability_map(SystemFamily("jpsw", 2), PoissonAtLoad(2, rc.dists.Exponential(1.0)),
                       [0.5, 1.2], [0], max_workers=2, progress=False, steps=2**10,
@@ -687,7 +687,7 @@ def test_dask_killed_worker_keeps_finished_rows(tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
     import dask
 
-    from loynes.sweep import SweepError
+    from loynes._sweep import SweepError
 
     marker = tmp_path / "die"
     marker.write_text("")
@@ -724,7 +724,7 @@ def test_a_sweep_too_large_for_memory_is_refused_before_any_work():
 def test_default_stays_in_process_with_a_func_workers_cannot_receive(monkeypatch):
     import threading
 
-    import loynes.runners as runners
+    import loynes._runners as runners
 
     monkeypatch.setattr(runners, "WORKER_START_S", 0.01)
     lock = threading.Lock()
@@ -745,7 +745,7 @@ def test_default_stays_in_process_with_a_func_workers_cannot_receive(monkeypatch
 def test_checkpoint_identity_sees_what_the_function_computes(tmp_path):
     import functools
 
-    from loynes.checkpoint import CheckpointMismatch
+    from loynes._checkpoint import CheckpointMismatch
 
     def make(c):
         return lambda a, rng: a * c
@@ -771,7 +771,7 @@ def test_checkpoint_identity_sees_what_the_function_computes(tmp_path):
 
 
 def test_checkpoint_files_are_checked_before_any_work_and_locked(tmp_path):
-    from loynes.checkpoint import Checkpoint, identity
+    from loynes._checkpoint import Checkpoint, identity
 
     calls = []
 
@@ -816,7 +816,7 @@ def test_results_that_tables_keep_as_they_are(tmp_path):
 def test_sweep_error_survives_pickling():
     import pickle
 
-    from loynes.sweep import SweepError
+    from loynes._sweep import SweepError
 
     e = pickle.loads(pickle.dumps(SweepError("broke", "a reason", table={"a": 1})))
     assert str(e) == "broke" and e.reason == "a reason" and e.table == {"a": 1}

@@ -13,9 +13,9 @@ import pytest
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from loynes.calibration import VERDICT_CELLS, verdict_table
-from recursions.estimate import Estimate
-from recursions.tables import EXTRA, Rows, Table, plain, record_dict
+from loynes._calibration import VERDICT_CELLS, verdict_table
+from recursions.common._tables import EXTRA, Rows, Table, plain, record_dict
+from recursions.inference._estimate import Estimate
 
 needs_extra = pytest.mark.skipif(
     importlib.util.find_spec("pandas") is None or importlib.util.find_spec("xarray") is None,

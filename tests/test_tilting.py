@@ -1,4 +1,4 @@
-"""Exponential tilting (coupling.tilting) against quadrature, exact tilted laws and roots.
+"""Exponential tilting (coupling._tilting) against quadrature, exact tilted laws and roots.
 
 Every expected value is computed here from the law's parameters (a density or a pmf written
 out in the test, integrated with scipy.integrate.quad, or a Lambert-W closed form), never from
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from coupling.tilting import cramer_root, mgf, tilted_sampler
+from coupling._tilting import cramer_root, mgf, tilted_sampler
 from recursions import dists
 
 Z = 4.5

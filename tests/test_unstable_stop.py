@@ -1,6 +1,7 @@
 """``simulate(precision=...)`` stops as soon as its own test says the workload grows.
 
-The test (:mod:`recursions.unstable`): the growth per arrival of the total workload over the
+The test (:mod:`recursions.inference._unstable_stop`): the growth per arrival of the total workload
+over the
 second half of each stage, one-sided, at the stage's share of a level of 1e-3 spent over the
 stages. An unstable run stops "unstable" with the evidence; a stable one in heavy traffic,
 started empty, does not (its fill-up is not growth), and a run it does not stop is the same,
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 import recursions as rc
-from recursions import unstable
+from recursions.inference import _unstable_stop as unstable
 from recursions.vectors import add_at_rank, drain
 
 E = rc.dists.Exponential

@@ -29,7 +29,8 @@ import coupling as cp
 import loynes as ly
 import recursions as rc
 from coupling.strategies import sorted_workloads, times, uniforms
-from recursions.drivers import _cache_key, compiled_drivers  # noqa: PLC2701
+from loynes._families import family_of
+from recursions.engines._driver_compiler import _cache_key, compiled_drivers, drivers_of
 from recursions.vectors import add_at_rank, drain, random_rank
 
 E = rc.dists.Exponential
@@ -266,10 +267,10 @@ def test_step_equals_builtin(key, data, sigma, tau, u):
     got = user.step(w, sigma, tau, _u(user, u))
     want = builtin.step(w, sigma, tau, _u(builtin, u))
     np.testing.assert_array_equal(got, want)
-    fu = user.drivers.step_once(user.params, np.array(w, dtype=float),
-                                sigma, tau, np.array([u]))[1]
-    fb = builtin.drivers.step_once(builtin.params,
-                                   np.array(w, dtype=float), sigma, tau, np.array([u]))[1]
+    fu = drivers_of(user).step_once(user.params, np.array(w, dtype=float),
+                                    sigma, tau, np.array([u]))[1]
+    fb = drivers_of(builtin).step_once(builtin.params,
+                                       np.array(w, dtype=float), sigma, tau, np.array([u]))[1]
     assert fu == fb
 
 
@@ -304,10 +305,11 @@ def test_coupling_time_bit_identical(key):
 
 def test_a_map_declares_the_generic_dense_system():
     user = PAIRS["jsw"][0]
-    assert (user.engines, user.heap_policy, user.fcfs, user.stability_family,
+    assert (user.engines, user.heap_policy, user.fcfs, family_of(user),
             user.monotone, user.has_loss, user.uniforms) == (
         ("dense",), None, False, "generic", False, False, 0)
-    assert user.drivers is rc.JSW(3).drivers and user.kernel is user.step_function  # one door
+    assert drivers_of(user) is drivers_of(rc.JSW(3))  # one door
+    assert user.kernel is user.step_function
     assert PAIRS["loss"][0].has_loss and PAIRS["lld"][0].uniforms == 1
     inp = _input(user)
     with pytest.raises(ValueError, match=r"heap engine runs .* not Map"):
@@ -475,7 +477,7 @@ def test_a_used_map_pickles():
 def test_envelope_of_a_map():
     mono = PAIRS["scratch"][0]
     env = rc.Envelope(mono)
-    assert env.monotone and env.drivers is mono.drivers
+    assert env.monotone and drivers_of(env) is drivers_of(mono)
     np.testing.assert_array_equal(env.step([0.0, 1.0, 3.0], 2.0, 0.5),
                                   mono.step([0.0, 1.0, 3.0], 2.0, 0.5))
     with pytest.raises(ValueError, match="no monotone envelope is known"):
@@ -539,7 +541,7 @@ def step(w, sigma, tau, u, params):
 SCRIPT = '''
 import json, sys
 import recursions as rc
-from recursions.drivers import compiled_drivers
+from recursions.engines._driver_compiler import compiled_drivers
 import userstep
 
 m = rc.Map(userstep.step, servers=2, name="cached step")
@@ -621,7 +623,7 @@ def test_engine_sources_are_closed_under_their_imports():
     import re
     from pathlib import Path
 
-    from recursions.drivers import ENGINE_SOURCES
+    from recursions.engines._driver_compiler import ENGINE_SOURCES
 
     root = Path(rc.__file__).parent
     for name in ENGINE_SOURCES:
@@ -637,7 +639,7 @@ def test_engine_sources_are_closed_under_their_imports():
 
 
 def test_cache_key_changes_with_the_engine_sources_and_the_version(monkeypatch):
-    import recursions.drivers as dr
+    import recursions.engines._driver_compiler as dr
 
     key = _cache_key(rc.maps.jsw)
     monkeypatch.setattr(dr, "_engine_text", lambda: "an edited engine")
@@ -677,7 +679,7 @@ def test_step_with_an_unreadable_source_file_gets_uncached_drivers():
 
 
 def test_temporary_driver_files_have_unique_names(tmp_path):
-    from recursions.drivers import _temporary_name  # noqa: PLC2701
+    from recursions.engines._driver_compiler import _temporary_name
 
     target = tmp_path / "drivers_abc.py"
     names = {_temporary_name(target) for _ in range(100)}

@@ -24,7 +24,7 @@ import pytest
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from recursions.user_map import MapStepError
+from recursions.model._map_step_checks import MapStepError
 from recursions.vectors import add_at_rank, drain
 
 E = rc.dists.Exponential

@@ -1,4 +1,4 @@
-"""Exact FCFS G/G/S samples with the vacation-system bound (coupling/vacation.py)."""
+"""Exact FCFS G/G/S samples with the vacation-system bound (coupling/_vacation.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from scipy import optimize, stats
 import coupling as cp
 import loynes as ly
 import recursions as rc
-from coupling.vacation import (
+from coupling._vacation import (
     VacationTemplate,
-    _empty_queue_candidates,  # noqa: PLC2701
-    _Server,  # noqa: PLC2701
-    _Walk,  # noqa: PLC2701
+    _empty_queue_candidates,
+    _Server,
+    _Walk,
     vacation_draw,
 )
 

@@ -158,7 +158,7 @@ def test_one_batch_warns_that_there_is_no_standard_error():
 
 
 def test_growth_budget_says_when_the_growth_it_rests_on_may_be_noise():
-    from loynes.checks import Check, growth_budget
+    from loynes._checks import Check, growth_budget
 
     chk = Check(rc.JSW(2), INP, horizon=2**10, steps=2**10, replications=8, alpha=1e-3,
                 seeds=iter(()))

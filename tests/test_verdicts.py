@@ -9,15 +9,15 @@ import pytest
 
 import loynes as ly
 import recursions as rc
-from loynes.basis import KINDS
-from loynes.calibration import (
+from loynes._basis import KINDS
+from loynes._calibration import (
     DRAIN_CELLS,
     GROWTH_CELLS,
     POLICY_CELLS,
     VERDICT_CELLS,
     verdict_table,
 )
-from loynes.cli import main
+from loynes._cli import main
 
 E = rc.dists.Exponential
 
@@ -215,7 +215,7 @@ def test_a_short_budget_with_renewal_input_is_no_traceback():
 
 
 def test_the_growth_start_counts_servers_and_their_speed():
-    from loynes.checks import Check, growth_start
+    from loynes._checks import Check, growth_start
 
     inp = rc.Poisson(2.0, E(1.0))
     fast = rc.Map(rc.maps.least_of_d, servers=2, uniforms=1, params=[1.0], capacity=4.0)
@@ -252,7 +252,7 @@ def test_replications_that_all_agree_decide_nothing():
 
 
 def test_judge_tests_estimates_and_compares_closed_forms():
-    from loynes.checks import Check
+    from loynes._checks import Check
 
     chk = Check(rc.JSW(1), rc.Poisson(0.5, E(1.0)), 16, 16, 2, 0.05, iter(()), tests=1)
     assert chk.judge(0.99, 0.0, exact=True) is True
@@ -320,7 +320,7 @@ def test_bounded_but_not_renovating_is_undecided():
 
 
 def test_a_framed_redundancy_system_is_not_called_unstable():
-    from recursions.redundancy import JobClass, Redundancy
+    from recursions.model.redundancy import JobClass, Redundancy
 
     framed = Redundancy(4, [JobClass(2, 1, E(1.0))], frame=2.0)
     rep = ly.check_stability(framed, framed.poisson(6.0), steps=4096, horizon=4096)
@@ -334,7 +334,7 @@ def test_an_envelope_passes_on_what_its_system_declares():
     assert rep.verdict == "stable"
     with pytest.raises(ValueError, match="not a map on workload vectors"):
         rc.Envelope(rc.JIQ(2, buffer=1))
-    from recursions.redundancy import JobClass, Redundancy
+    from recursions.model.redundancy import JobClass, Redundancy
 
     red = Redundancy(4, [JobClass(2, 1, E(1.0))])
     assert rc.Envelope(red).load(red.poisson(4.4)) is None  # as the system: no such load

@@ -61,8 +61,8 @@ def test_build_makes_a_wheel_and_an_sdist_of_this_version(dist):
     with tarfile.open(sdist) as tar:
         names = {Path(n).relative_to(f"queue_recursions-{rc.__version__}").as_posix()
                  for n in tar.getnames() if "/" in n}
-    assert {"README.md", "pyproject.toml", "recursions/py.typed", "loynes/cli.py",
-            "coupling/perfect.py", "recursions/dists/__init__.py"} <= names
+    assert {"README.md", "pyproject.toml", "recursions/py.typed", "loynes/_cli.py",
+            "coupling/_perfect.py", "recursions/dists/__init__.py"} <= names
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:

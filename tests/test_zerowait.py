@@ -18,7 +18,8 @@ import pytest
 
 import loynes as ly
 import recursions as rc
-from recursions import zerowait as zw
+from recursions.engines import drivers_of
+from recursions.engines import zerowait as zw
 from tests.marks import UNTRUSTED
 
 D = rc.dists
@@ -346,10 +347,10 @@ def test_bad_arguments(args, kwargs, exc, match):
 
 
 # ------------------------------------------------------------------------------------------
-# the rc.simulate hook (added in recursions/simulate.py by another change)
+# the rc.simulate hook (added in recursions/_simulate.py by another change)
 # ------------------------------------------------------------------------------------------
 @pytest.mark.skipif("zerowait" not in inspect.getsource(rc.simulate),
-                    reason="rc.simulate does not dispatch to recursions.zerowait yet")
+                    reason="rc.simulate does not dispatch to recursions.engines.zerowait yet")
 def test_simulate_dispatches_to_zerowait():
     inp = rc.Poisson(4.0, COX2)
     res = rc.simulate(zw.JSQ(5, buffer=3), inp, steps=20_000, rng=1)
@@ -396,10 +397,10 @@ def test_no_import_circle_between_simulate_and_the_queue_engines():
     import sys
 
     # importing the queue engines first must work (it failed when they imported simulate)
-    code = ("import importlib; z = importlib.import_module('recursions.zerowait'); "
-            "r = importlib.import_module('recursions.result'); "
+    code = ("import importlib; z = importlib.import_module('recursions.engines.zerowait'); "
+            "r = importlib.import_module('recursions.results._simulation_result'); "
             "assert z.SimulationResult is r.SimulationResult; "
-            "s = importlib.import_module('recursions.simulate'); "
+            "s = importlib.import_module('recursions._simulate'); "
             "assert s.simulate_queues is z.simulate_queues")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
@@ -411,7 +412,7 @@ def test_a_buffered_jiq_has_no_workload_map_to_iterate():
 
     system = rc.JIQ(4, buffer=1)
     inp = rc.Poisson(3.0, rc.dists.Exponential(1.0))
-    for call in (lambda: system.drivers, lambda: system.step(np.zeros(4), 1.0, 0.5, 0.3),
+    for call in (lambda: drivers_of(system), lambda: system.step(np.zeros(4), 1.0, 0.5, 0.3),
                  lambda: cp.coupling_time(system, inp, np.zeros(4), np.ones(4), rng=1),
                  lambda: cp.check_monotone(system, rng=1)):
         with pytest.raises(ValueError, match="not a map on workload vectors"):
@@ -431,7 +432,7 @@ def test_queue_length_policies_are_systems_and_refuse_workload_methods():
         assert isinstance(system, rc.System) and system.engines == ("queues", "counts")
         assert system.queue_policy == (code, system.buffer or 0, d)
         assert system.load(inp) == 0.75 and system.heap_policy is None
-        for call in (lambda s=system: s.drivers,
+        for call in (lambda s=system: drivers_of(s),
                      lambda s=system: cp.coupling_time(s, inp, np.zeros(4), np.ones(4), rng=1),
                      lambda s=system: cp.check_monotone(s, rng=1)):
             with pytest.raises(ValueError, match="not a map on workload vectors"):

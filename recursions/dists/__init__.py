@@ -11,7 +11,8 @@ simulators and the analytic formulas need:
 * ``integrated_sf(w) = E[(X - w)^+]``, the integral of ``sf`` over ``[w, inf)``, and
   ``equilibrium_sf(w) = integrated_sf(w) / mean``, the tail of the stationary residual-life
   (equilibrium) law;
-* what the methods of :mod:`coupling` and :mod:`recursions.zerowait` need, each a method with
+* what the methods of :mod:`coupling` and :mod:`recursions.engines.zerowait`
+need, each a method with
   a generic fallback in :class:`Law` and closed forms in the laws that have one:
   ``log_mgf(theta)`` / ``mgf(theta)`` and ``tilted_sampler(theta)`` (exponential tilts),
   ``support_max`` (the top of the support), ``size_biased_sample(gen, n)``, ``coxian()`` (the
@@ -57,11 +58,11 @@ Coxian(rates=(2.0, 2.0), probs=(1.0,); mean=1, scv=0.5)
 
 from __future__ import annotations
 
-from .base import KernelSampler, Law, Sampler
-from .bounded import Deterministic, Empirical, Uniform
-from .heavy import LogNormal, Lomax
-from .phase_type import Coxian, Erlang, Exponential, HyperExponential
-from .scipy_law import ScipyLaw, as_law
+from recursions.dists.base import KernelSampler, Law, Sampler
+from recursions.dists.bounded import Deterministic, Empirical, Uniform
+from recursions.dists.heavy import LogNormal, Lomax
+from recursions.dists.phase_type import Coxian, Erlang, Exponential, HyperExponential
+from recursions.dists.scipy_law import ScipyLaw, as_law
 
 __all__ = [
     "Coxian",

@@ -1,4 +1,4 @@
-"""The base class :class:`Law` and the argument checks shared by the laws.
+"""The base class :class:`Law` of the laws: their interface and its generic defaults.
 
 :class:`Law` holds everything a method of the project may ask of a law, each with a generic
 implementation written in terms of ``sample``, ``sf`` and ``integrated_sf`` only, so that a new
@@ -21,50 +21,37 @@ method                             generic fallback
 ``exponential_rate``               ``None`` (not an :class:`~recursions.dists.Exponential`)
 ``closed_form_tails``              ``True`` (``integrated_sf`` is cheap)
 =================================  ==========================================================
+
+The argument checks the laws share are in :mod:`recursions.dists._checks`, and the numerical
+fallbacks above (quadrature, rejection, inversion of the size-biased tail), with the lazily
+imported scipy submodules, in :mod:`recursions.dists._numerics`: this module keeps the
+interface of a law and its short defaults, and imports those two, never the other way round.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from ..codes import LawCode
+from recursions.common.codes import LawCode
+from recursions.dists._checks import FloatArray, check_rng, check_size, check_theta
+from recursions.dists._numerics import (
+    quadrature_log_mgf,
+    rejection_tilted_sampler,
+    size_biased_mixture,
+)
 
 __all__ = ["KernelSampler", "Law", "Sampler"]
 
-FloatArray = NDArray[np.float64]
-
 #: A sampler ``sampler(gen, n)`` returning ``n`` float64 draws from ``gen``.
 Sampler = Callable[[np.random.Generator, int], FloatArray]
-
-#: Tolerance on ``sum(probs) == 1`` before the probabilities are normalised.
-PROB_SUM_TOL = 1e-9
-
-
-class _LazyModule:
-    """Import a scipy submodule on first use (``import recursions`` stays fast)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        import importlib
-
-        return getattr(importlib.import_module(self._name), attr)
-
-
-integrate = _LazyModule("scipy.integrate")
-linalg = _LazyModule("scipy.linalg")
-special = _LazyModule("scipy.special")
-stats = _LazyModule("scipy.stats")
 
 
 class KernelSampler(NamedTuple):
@@ -72,7 +59,7 @@ class KernelSampler(NamedTuple):
 
     Attributes
     ----------
-    code : recursions.codes.LawCode
+    code : recursions.common.codes.LawCode
         Which law.
     params : numpy.ndarray
         Its float64 parameters, in the layout :func:`recursions.dists.kernel.draw_one` reads.
@@ -82,134 +69,9 @@ class KernelSampler(NamedTuple):
     params: FloatArray
 
 
-# --------------------------------------------------------------------------------------------
-# validation helpers
-# --------------------------------------------------------------------------------------------
-
-
-def real_value(name: str, value: Any) -> float:
-    """Return ``value`` as a float, or raise ``TypeError`` if it is not a real number."""
-    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
-
-
-def positive_value(name: str, value: Any) -> float:
-    """Return ``value`` as a float after checking it is finite and > 0."""
-    x = real_value(name, value)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
-    return x
-
-
-def float_vector(name: str, values: Any) -> FloatArray:
-    """Return a fresh 1-D float64 copy of ``values`` (which may be empty)."""
-    try:  # np.ndim raises ValueError for a ragged nesting
-        scalar = isinstance(values, (str, bytes)) or np.ndim(values) == 0
-    except ValueError:
-        scalar = False
-    if scalar:
-        raise TypeError(
-            f"{name} must be a 1-D sequence of real numbers, got {type(values).__name__}"
-        )
-    try:
-        arr = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{name} must be a 1-D sequence of real numbers, got {type(values).__name__}"
-        ) from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    return arr
-
-
-def check_mean(owner: str, mean: float, by: str = "") -> None:
-    """Reject a law whose mean is infinite, NaN, not > 0 or outside the time scales.
-
-    ``by`` names the parameters that set the mean (e.g. ``"rate (mean 1 / rate)"``), so that
-    the message names what to change. The mean must lie in ``[SCALE_MIN, SCALE_MAX]``
-    (:data:`recursions._validate.SCALE_MIN`): outside it, variances and workload statistics
-    overflow or underflow float64.
-    """
-    from .._validate import SCALE_MAX, SCALE_MIN
-
-    of = f" (set by {by})" if by else ""
-    if not (math.isfinite(mean) and mean > 0):
-        raise ValueError(
-            f"{owner} must have a finite mean > 0 (infinite mean or zero mean not allowed), "
-            f"got mean {mean!r}{of}"
-        )
-    if not SCALE_MIN <= mean <= SCALE_MAX:
-        raise ValueError(
-            f"{owner} must have a mean in [{SCALE_MIN:g}, {SCALE_MAX:g}], got mean {mean!r}"
-            f"{of}: a change of time unit brings any model into this range; outside it "
-            "squares of times overflow or underflow float64"
-        )
-
-
-def check_rates(name: str, rates: FloatArray) -> None:
-    """Reject phase rates outside ``[1 / SCALE_MAX, 1 / SCALE_MIN]`` (phase means in range)."""
-    from .._validate import SCALE_MAX, SCALE_MIN
-
-    bad = (rates < 1.0 / SCALE_MAX) | (rates > 1.0 / SCALE_MIN)
-    if np.any(bad):
-        raise ValueError(
-            f"{name} must be in [{1.0 / SCALE_MAX:g}, {1.0 / SCALE_MIN:g}] (phase means in "
-            f"[{SCALE_MIN:g}, {SCALE_MAX:g}]; change the time unit), got {float(rates[bad][0])!r}"
-        )
-
-
-def _check_rng(rng: Any) -> None:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
-            f"got {type(rng).__name__}"
-        )
-
-
-def _check_size(size: Any) -> int:
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral):
-        raise TypeError(f"size must be an integer >= 0, got {type(size).__name__}")
-    n = int(size)
-    if n < 0:
-        raise ValueError(f"size must be an integer >= 0, got {n}")
-    return n
-
-
-def _theta(theta: Any) -> float:
-    """A tilt parameter: a real number, not NaN (infinite values are refused too)."""
-    th = real_value("theta", theta)
-    if not math.isfinite(th):
-        raise ValueError(f"theta must be a finite number, got {th!r}")
-    return th
-
-
-def one_of(owner: str, **given: Any) -> tuple[str, Any]:
-    """The one keyword of ``given`` that is not ``None`` (``TypeError`` for none or several)."""
-    named = [(k, v) for k, v in given.items() if v is not None]
-    if len(named) != 1:
-        names = " or ".join(f"{k}=" for k in given)
-        got = "none" if not named else ", ".join(k for k, _ in named)
-        raise TypeError(f"{owner} takes exactly one of {names} (got {got})")
-    return named[0]
-
-
 def _fmt(x: float) -> str:
     """A short form of a summary number for reprs: six significant digits."""
     return f"{float(x):.6g}"
-
-
-def logsumexp(a: FloatArray) -> float:
-    """``log(sum(exp(a)))`` without overflow (the largest term factored out)."""
-    m = float(np.max(a))
-    return m + math.log(float(np.sum(np.exp(a - m))))
-
-
-# --------------------------------------------------------------------------------------------
-# base class
-# --------------------------------------------------------------------------------------------
 
 
 class Law(ABC):
@@ -329,8 +191,8 @@ class Law(ABC):
         >>> x.shape, x.dtype, bool((x >= 0).all())
         ((5,), dtype('float64'), True)
         """
-        _check_rng(rng)
-        n = _check_size(size)
+        check_rng(rng)
+        n = check_size(size)
         out = np.asarray(self._sample(rng, n), dtype=np.float64)
         return out.reshape(n)
 
@@ -567,7 +429,7 @@ class Law(ABC):
         >>> Exponential(2.0).log_mgf(2.0)
         inf
         """
-        th = _theta(theta)
+        th = check_theta(theta)
         if th == 0.0:
             return 0.0
         return float(self._log_mgf(th))
@@ -603,22 +465,7 @@ class Law(ABC):
         why = self._tilt_unavailable(th)
         if why is not None:
             raise ValueError(why)
-        b = self.support_max
-        top = b if math.isfinite(b) else math.inf
-        if th > 0:  # M = e^{th b} (e^{-th b} + th int_0^b e^{th (x - b)} sf(x) dx): no overflow
-
-            def f(x: float) -> float:
-                return math.exp(th * (x - top)) * float(self.sf(x))
-
-            val = integrate.quad(f, 0.0, top, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
-            return th * top + math.log(math.exp(-th * top) + th * val)
-
-        def g(x: float) -> float:
-            return math.exp(th * x) * float(self.sf(x))
-
-        val = integrate.quad(g, 0.0, top, epsabs=1e-14, epsrel=1e-12, limit=200)[0]
-        m = 1.0 + th * val
-        return math.log(m) if m > 0 else -math.inf
+        return quadrature_log_mgf(self, th)
 
     def tilted_sampler(self, theta: float) -> Sampler:
         """A sampler of the tilted law ``exp(theta x) F(dx) / M(theta)``.
@@ -651,7 +498,7 @@ class Law(ABC):
         >>> bool(abs(x.mean() - 1.0) < 0.01)
         True
         """
-        th = _theta(theta)
+        th = check_theta(theta)
         why = self._tilt_unavailable(th)
         if why is not None:
             raise ValueError(why)
@@ -663,16 +510,7 @@ class Law(ABC):
 
     def _tilted_sampler(self, th: float) -> Sampler:
         """Generic tilted sampler (``th != 0``, tilt available): rejection from the law."""
-        top = 0.0 if th < 0 else self.support_max
-
-        def rejection(gen: np.random.Generator, n: int) -> FloatArray:
-            out = np.empty(0)
-            while out.size < n:
-                x = np.asarray(self.sample(gen, 2 * (n - out.size) + 8), dtype=np.float64)
-                out = np.concatenate((out, x[gen.random(x.size) < np.exp(th * (x - top))]))
-            return out[:n]
-
-        return rejection
+        return rejection_tilted_sampler(self, th)
 
     # ---------------------------------------------------------------------------- size bias
 
@@ -704,71 +542,18 @@ class Law(ABC):
         >>> round(float(x.mean()), 1)   # E[X^2] / E[X] = 2
         2.0
         """
-        _check_rng(gen)
-        size = _check_size(n)
+        check_rng(gen)
+        size = check_size(n)
         if size == 0:
             return np.empty(0)
         return np.asarray(self._size_biased_sample(gen, size), dtype=np.float64).reshape(size)
 
-    def _size_biased_tail(self, x: FloatArray) -> FloatArray:
-        """``1 - F~(x) = E[X; X > x] / mean = (integrated_sf(x) + x sf(x)) / mean``."""
-        return (self.integrated_sf(x) + x * self.sf(x)) / self.mean
-
-    def _size_biased_split(self) -> float:
-        """Where the generic sampler switches from rejection to inversion.
-
-        The top of the support if it is within ``64 mean``; otherwise the first ``mean * 2**j``
-        above which the size-biased law has mass at most 1%, capped at ``64 mean`` (so that the
-        rejection below accepts at least about one draw in 64).
-        """
-        m = self.mean
-        if self.support_max <= 64.0 * m:
-            return float(self.support_max)
-        c = m
-        while c < 64.0 * m and float(self._size_biased_tail(np.array([c]))[0]) > 0.01:
-            c *= 2.0
-        return c
-
     def _size_biased_sample(self, gen: np.random.Generator, n: int) -> FloatArray:
-        """Generic size-biased draws, exact: a mixture split at ``c``.
+        """Generic size-biased draws, exact: rejection below a split, bisection above it.
 
-        ``x F(dx) / mean`` is the mixture of its parts on ``[0, c]`` and ``(c, inf)``, of
-        weights ``1 - q`` and ``q = E[X; X > c] / mean``. Below ``c``, draws of the law with
-        ``X <= c`` are accepted with probability ``X / c``; above, the quantiles are found by
-        bisection on ``1 - F~`` (only a fraction ``q`` of the draws, so that a law whose
-        ``integrated_sf`` is a quadrature per point, like a wrapped scipy law, stays cheap).
+        See :func:`recursions.dists._numerics.size_biased_mixture`.
         """
-        c = self._size_biased_split()
-        q = float(self._size_biased_tail(np.array([c]))[0]) if math.isfinite(c) else 1.0
-        upper = gen.random(n) < q
-        out = np.empty(n)
-        k = int(np.count_nonzero(upper))
-        if k:
-            out[upper] = self._invert_size_biased(q * gen.random(k), lo=c)
-        need = n - k
-        lower = np.empty(0)
-        while lower.size < need:
-            x = np.asarray(self.sample(gen, 2 * (need - lower.size) + 16), dtype=np.float64)
-            keep = (x <= c) & (gen.random(x.size) * c < x)
-            lower = np.concatenate((lower, x[keep]))
-        out[~upper] = lower[:need]
-        return out
-
-    def _invert_size_biased(self, t: FloatArray, lo: float = 0.0) -> FloatArray:
-        """The points ``x >= lo`` with ``1 - F~(x) = t``, by bisection (``0 < t <= 1 - F~(lo)``)."""
-        hi = np.full(t.shape, max(2.0 * lo, self.mean, 1e-300))
-        while True:
-            grow = self._size_biased_tail(hi) > t
-            if not grow.any():
-                break
-            hi[grow] *= 2.0
-        low = np.full(t.shape, float(lo))
-        for _ in range(80):
-            mid = 0.5 * (low + hi)
-            above = self._size_biased_tail(mid) > t
-            low = np.where(above, mid, low)
-            hi = np.where(above, hi, mid)
-        return hi
+        return size_biased_mixture(self, gen, n)
 
     # ---------------------------------------------------------------------------- forms
 
@@ -777,7 +562,7 @@ class Law(ABC):
 
         :class:`~recursions.dists.Exponential`, :class:`~recursions.dists.Erlang` and
         :class:`~recursions.dists.Coxian` give theirs (what the queue-length chain of
-        :mod:`recursions.zerowait` tracks); every other law gives ``None``.
+        :mod:`recursions.engines.zerowait` tracks); every other law gives ``None``.
 
         Returns
         -------

@@ -12,20 +12,18 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validate import SCALE_MAX
-from ..codes import LawCode
-from .base import (
+from recursions.common._checks import SCALE_MAX
+from recursions.common.codes import LawCode
+from recursions.dists._checks import (
     FloatArray,
-    KernelSampler,
-    Law,
-    Sampler,
     check_mean,
     float_vector,
-    logsumexp,
     one_of,
     positive_value,
     real_value,
 )
+from recursions.dists._numerics import logsumexp
+from recursions.dists.base import KernelSampler, Law, Sampler
 
 __all__ = ["Deterministic", "Empirical", "Uniform"]
 

@@ -13,17 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..codes import LawCode
-from .base import (
-    FloatArray,
-    KernelSampler,
-    Law,
-    check_mean,
-    one_of,
-    positive_value,
-    real_value,
-    special,
-)
+from recursions.common.codes import LawCode
+from recursions.dists._checks import FloatArray, check_mean, one_of, positive_value, real_value
+from recursions.dists._numerics import special
+from recursions.dists.base import KernelSampler, Law
 
 __all__ = ["LogNormal", "Lomax"]
 
@@ -188,7 +181,7 @@ class Lomax(_HeavyTailed):
     def _sample(self, rng: np.random.Generator, size: int) -> FloatArray:
         # X = scale (exp(E / shape) - 1) with E ~ Exp(1): inverse transform, accurate near 0
         # (compiled with the scalar expm1, so that in-kernel draws give the same bits)
-        from .kernel import lomax_transform
+        from recursions.dists.kernel import lomax_transform
 
         return lomax_transform(rng.standard_exponential(size), self.shape, self.scale)
 

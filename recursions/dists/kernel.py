@@ -1,8 +1,8 @@
 """Drawing from the built-in laws inside numba kernels.
 
 :meth:`Law.kernel_sampler() <recursions.dists.Law.kernel_sampler>` describes a built-in law as
-an integer code (:class:`recursions.codes.LawCode`) and a float64 parameter array; the compiled
-functions here read that description and draw from a :class:`numpy.random.Generator` passed
+an integer code (:class:`recursions.common.codes.LawCode`) and a float64 parameter array; the
+compiled functions here read that description and draw from a :class:`numpy.random.Generator` passed
 into the kernel (numba shares the generator's state with Python, so draws inside and outside
 compiled code continue one stream):
 
@@ -39,8 +39,8 @@ import math
 
 import numpy as np
 
-from .._jit import jit
-from ..codes import LawCode
+from recursions.common._jit import jit
+from recursions.common.codes import LawCode
 
 __all__ = ["draw", "draw_one", "draw_one_p0", "lomax_transform"]
 
@@ -89,7 +89,7 @@ def draw_one(code, params, gen):
     Parameters
     ----------
     code : int
-        A :class:`recursions.codes.LawCode`.
+        A :class:`recursions.common.codes.LawCode`.
     params : numpy.ndarray
         The float64 parameters of :meth:`recursions.dists.Law.kernel_sampler`.
     gen : numpy.random.Generator
@@ -139,15 +139,15 @@ def draw_one_p0(code, p0, params, gen):
     A loop that draws one customer at a time reads ``p0`` once, before the loop. Read from
     the array at each draw, the compiler reloads it every time, since the loop's stores to
     other arrays might have changed it. Hoisting it speeds up the one-pass drivers (2 to
-    ``recursions.drivers.ONE_PASS_SERVERS`` servers), which use it, and slows down the
-    drivers for many servers, whose loops over the servers need the register (measured in
+    ``recursions.engines._driver_compiler.ONE_PASS_SERVERS`` servers), which use it, and slows down
+    the drivers for many servers, whose loops over the servers need the register (measured in
     ``docs/benchmarks.md``, section :ref:`Compile-time choices in the drawing drivers
     <bench-drivers>`).
 
     Parameters
     ----------
     code : int
-        A :class:`recursions.codes.LawCode`.
+        A :class:`recursions.common.codes.LawCode`.
     p0 : float
         ``params[0]``.
     params : numpy.ndarray
@@ -183,7 +183,7 @@ def draw(code, params, gen, n):
     Parameters
     ----------
     code : int
-        A :class:`recursions.codes.LawCode`.
+        A :class:`recursions.common.codes.LawCode`.
     params : numpy.ndarray
         The float64 parameters of :meth:`recursions.dists.Law.kernel_sampler`.
     gen : numpy.random.Generator

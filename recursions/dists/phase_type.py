@@ -14,22 +14,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..codes import LawCode
-from .base import (
+from recursions.common.codes import LawCode
+from recursions.dists._checks import (
     PROB_SUM_TOL,
     FloatArray,
-    KernelSampler,
-    Law,
-    Sampler,
     check_mean,
     check_rates,
     float_vector,
-    linalg,
     one_of,
     positive_value,
     real_value,
-    special,
 )
+from recursions.dists._numerics import linalg, special
+from recursions.dists.base import KernelSampler, Law, Sampler
 
 __all__ = ["Coxian", "Erlang", "Exponential", "HyperExponential"]
 

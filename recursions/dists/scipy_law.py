@@ -20,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .base import FloatArray, Law, Sampler, check_mean, integrate, stats
+from recursions.dists._checks import FloatArray, check_mean
+from recursions.dists._numerics import integrate, stats
+from recursions.dists.base import Law, Sampler
 
 __all__ = ["ScipyLaw", "as_law"]
 

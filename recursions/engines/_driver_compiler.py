@@ -1,0 +1,553 @@
+"""Compiled drivers for a kernel: the driver template, bound to one map.
+
+The template is :mod:`recursions.engines._driver_template`.
+
+A kernel is a numba function ``step(w, sigma, tau, u, params) -> found`` (every map of
+:mod:`recursions.model.maps`, or a user's :class:`recursions.Map`). :func:`compiled_drivers`
+compiles the template's source once per kernel with ``STEP`` bound to it (and, for the
+drain-last kernels of :data:`recursions.model.maps.DRAIN_LAST`, ``JOIN`` to its join, so the
+driver drains the vector itself); so adding a built-in map is one kernel and one class, and
+a user's map runs the same drivers as a whole step. The drivers that draw inside the loop
+(``run_draws``) are a further copy per pair of law codes, with the codes and ``DRAW`` as
+constants (``compiled_drivers(step, laws)``), and for the kernels of
+:data:`recursions.model.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS` servers one more, with
+``RANK`` bound and ``PASS`` on, which joins and drains in one branch-free pass
+(:func:`uses_one_pass`); the heap engine's are a copy per pair of law codes, and for a lean
+run (only statistics of what customers find) per policy too, with its statistics compiled in
+(:func:`heap_drivers`). Each is compiled on first use.
+
+When the kernel is a module-level function whose source file can be read, the compiled source
+is written to a file named by a hash of the engine's own sources (:data:`ENGINE_SOURCES`:
+every file of :mod:`recursions` the drivers compile in), the kernel's source file, the package
+and numba versions, the jit options, the law codes and the one-pass flag
+(``$QUEUE_RECURSIONS_CACHE``, default
+``~/.cache/queue-recursions``), and compiled with numba's on-disk cache, so later processes
+load it, and an edited kernel or engine gets a new file. Helpers imported from a user's *other*
+files are not part of the hash (as with numba's own cache): after editing those, clear the
+folder. A kernel defined in a closure, or whose source file cannot be read (a Jupyter cell),
+is compiled without the cache; a plain Python function runs the drivers as Python.
+
+The cache is kept safe (:mod:`recursions.common._caches`): the folder is created with mode 0700 and
+used only while it (and the folders above it) are yours and not writable by group or others;
+a cached file runs only as the exact text this version generates (a differing one is
+rewritten, with a :class:`~recursions.common._caches.CacheWarning` naming it); a numba cache file
+that fails to load is removed and rebuilt once. ``rc.clear_cache()`` or
+``python -m loynes cache --clear`` empties the caches.
+
+:func:`drivers_of` is what the rest of the library asks: the drivers that iterate a system
+(a system declares its kernel; its drivers are the engines'), refused for a system that has
+no map on workload vectors, and for a user's :class:`recursions.Map` its contract checked
+and the drivers warmed on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+import time
+import types
+import warnings
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recursions.common import _caches as _cache
+from recursions.common._caches import drivers_root
+from recursions.common._caches import temporary_name as _temporary_name  # noqa: F401 - tests use it here
+from recursions.common._jit import JIT_OPTIONS
+from recursions.common._jit import jit as _project_jit
+from recursions.common.codes import LawCode
+from recursions.engines._accumulator import N_STATS, empty_path
+from recursions.model._bounds import Envelope
+from recursions.model._system import System
+from recursions.model._user_map import Map, SlowMapWarning
+
+__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_of",
+           "drivers_root", "heap_drivers", "uses_one_pass", "warm"]
+
+ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_caches.py",
+                  "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
+                  "dists/kernel.py")
+"""The files of :mod:`recursions` compiled into every driver (the template and what it imports,
+directly or not); their text is part of the cache key (``tests/test_user_map.py`` checks that
+the list is closed under their imports)."""
+
+
+def is_dispatcher(step: Any) -> bool:
+    """Whether ``step`` is a numba dispatcher (compiled), not a plain Python function."""
+    return hasattr(step, "py_func") and hasattr(step, "signatures")
+
+
+def _python_jit(fn: Any = None, **_: Any) -> Any:
+    """Stand-in for the project's ``jit`` that leaves functions as plain Python."""
+    return (lambda f: f) if fn is None else fn
+
+
+def _uncached_jit(fn: Any = None, *, parallel: bool = False, inline: str = "never") -> Any:
+    import numba
+
+    options = dict(JIT_OPTIONS, cache=False, parallel=parallel)
+    if inline != "never":
+        options["inline"] = inline
+    return numba.njit(**options) if fn is None else numba.njit(**options)(fn)
+
+
+_TEMPLATE_EDITS = (  # (line in the template, what the compiled copy has instead)
+    ("from recursions.common._jit import jit\n", ""),  # bound by _load (cached, uncached or not)
+    ("from recursions.model.maps import jsw as STEP  # the kernel; compiled_drivers binds each "
+     "map's\n", ""),  # `STEP`, `JOIN`, `RANK` and the flags are bound by _load
+    ("from recursions.model.maps import jsw_join as JOIN  # its join; compiled_drivers binds it\n",
+     ""),
+    ("from recursions.model.maps import jsw_joined_rank as RANK  # its joined rank; bound "
+     "likewise\n", ""),
+    ("\nFUSED = True  # whether JOIN + the driver's own drain is STEP; bound by "
+     "compiled_drivers\n", ""),
+    ("PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise\n",
+     ""),
+    ("RANKED = True  # whether RANK is the kernel's joined rank (run_checked); bound likewise\n",
+     ""),
+    ("ONE_PASS_MAX = 32  # ONE_PASS_SERVERS of the driver compiler; bound likewise\n", ""),
+    ("DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise\n",
+     ""),  # DRAW, SCODE and TCODE are bound by _load
+    ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
+     ""),
+    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
+    ("LEAN = False  # whether the loop keeps only what customers find (waits, losses); bound "
+     "likewise\n", ""),
+)
+
+
+def _driver_source() -> str:
+    """The template's source, with the lines that name the kernel and ``jit`` taken out."""
+    src = (Path(__file__).with_name("_driver_template.py")).read_text()
+    for line, new in _TEMPLATE_EDITS:
+        if line not in src:  # pragma: no cover - guards the template against edits
+            raise RuntimeError(f"the driver template no longer has the line {line!r}")
+        src = src.replace(line, new)
+    return src
+
+
+def _engine_text() -> str:
+    """The text of every file in :data:`ENGINE_SOURCES`, in order."""
+    root = Path(__file__).parents[1]  # the recursions package
+    return "\0".join((root / name).read_text() for name in ENGINE_SOURCES)
+
+
+def _source_file_text(py: Any) -> str | None:
+    """The whole source file of the step (``None`` when it cannot be read).
+
+    The cached drivers have the step, and whatever it calls, compiled into them, and numba
+    checks only the generated file's time stamp. Hashing the step's whole file (as numba
+    itself invalidates a cache when a function's file changes) gives new drivers when a
+    helper or a constant next to the step is edited, not only the step's own lines.
+    """
+    try:
+        path = inspect.getsourcefile(py)
+        return Path(path).read_text() if path else None
+    except (OSError, TypeError, UnicodeDecodeError):
+        return None
+
+
+def _cache_key(step: Any, laws: tuple[int, int] | None = None,
+               one_pass: bool = False, lean: bool = False) -> str | None:
+    """Hash naming the generated drivers, or ``None`` when the step cannot be cached.
+
+    ``None`` for a closure, and for a step whose source file cannot be read (a Jupyter cell,
+    code given to ``exec``): its helpers could change without changing the key.
+    """
+    py = step.py_func
+    if py.__closure__ is not None or "<" in py.__qualname__:
+        return None
+    try:
+        user_src = inspect.getsource(py)
+    except (OSError, TypeError):
+        return None
+    file_text = _source_file_text(py)
+    if file_text is None:
+        return None
+    import numba
+
+    from recursions import __version__
+
+    h = hashlib.sha256()
+    for part in (_driver_source(), _engine_text(), user_src, file_text, py.__module__,
+                 py.__qualname__, __version__, numba.__version__,
+                 repr(sorted(JIT_OPTIONS.items())), repr(_join_of(step)[1]),
+                 repr(_rank_of(step) is not None), repr(laws), repr(one_pass),
+                 repr(ONE_PASS_SERVERS), *(["lean"] if lean else [])):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def _join_of(step: Any) -> tuple[Any, bool]:
+    """``(JOIN, FUSED)`` for ``step``: its join if it is a drain-last kernel, else a stand-in.
+
+    The stand-in (JSW's join) is never called (``FUSED`` is false); it only lets the drivers
+    type-check the branch that would call it.
+    """
+    from recursions.model import maps as maps
+
+    try:
+        join = maps.DRAIN_LAST.get(step)
+    except TypeError:  # an unhashable callable
+        join = None
+    if join is None:
+        return (maps.jsw_join if is_dispatcher(step) else maps.jsw_join.py_func), False
+    return join, True
+
+
+def _rank_of(step: Any) -> Any:
+    """The joined rank of ``step`` (:data:`recursions.model.maps.RANKED`), or ``None``."""
+    from recursions.model import maps as maps
+
+    try:
+        return maps.RANKED.get(step)
+    except TypeError:  # an unhashable callable
+        return None
+
+
+def uses_one_pass(step: Any, servers: int) -> bool:
+    """Whether the drawing drivers of ``step`` at ``servers`` servers join in one pass.
+
+    True for the kernels of :data:`recursions.model.maps.RANKED` at 2 to :data:`ONE_PASS_SERVERS`
+    servers, where the branch-free pass (:func:`recursions.engines._driver_template.insert_drain`)
+    beats the
+    insertion loop; beyond, reading every coordinate twice costs more than the mispredicted
+    exit. It is a compile-time constant of its own copy of the drivers, since a choice at run
+    time inside the loop slowed the whole loop. Measured in ``docs/benchmarks.md``: the range
+    in section :ref:`The one-pass range <bench-pass-range>` (table ``kw_pass_range``), the
+    run-time choice in section :ref:`Compile-time choices in the drawing drivers
+    <bench-drivers>`.
+    """
+    return _rank_of(step) is not None and 1 < servers <= ONE_PASS_SERVERS
+
+
+ONE_PASS_SERVERS = 32
+"""The most servers at which the drawing drivers of a ranked kernel join in one pass.
+
+Set from the table of ``docs/benchmarks.md``, section :ref:`The one-pass range
+<bench-pass-range>` (``pass_range_rows`` of ``benchmarks/kw_throughput.py``); mirrored by
+``ONE_PASS_MAX`` in :mod:`recursions.engines._driver_template`, which the drivers bind to it.
+"""
+
+
+def _load(step: Any, source: str, key: str | None, jit: Any,
+          laws: tuple[int, int] | None = None, one_pass: bool = False,
+          lean: bool = False) -> tuple[Any, bool]:
+    """Execute the driver source with ``STEP``, ``JOIN``, ``RANK``, the flags, ``jit`` bound.
+
+    Returns the module and whether it was loaded from the on-disk cache folder.
+    """
+    from recursions.model import maps as maps
+
+    join, fused = _join_of(step)
+    rank = _rank_of(step)
+    ranked = rank is not None
+    if rank is None:  # a stand-in, never called (PASS and RANKED are false)
+        rank = maps.jsw_joined_rank if is_dispatcher(step) else maps.jsw_joined_rank.py_func
+    scode, tcode = _NO_LAWS if laws is None else laws
+    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
+             "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
+             "SCODE": scode, "TCODE": tcode, "LEAN": lean, "jit": jit}
+    return _load_source("drivers", source, key, bound)
+
+
+def _load_source(prefix: str, source: str, key: str | None,
+                 bound: dict[str, Any]) -> tuple[Any, bool]:
+    """Execute ``source`` as a module with the globals ``bound`` set first.
+
+    With a ``key``, as the file ``{prefix}_{key}.py`` of the cache folder (numba's on-disk
+    cache then keeps its compiled functions); without one, or when that folder cannot be
+    used or is not private (a :class:`~recursions.common._caches.CacheWarning` says why), compiled
+    in memory. The file is rewritten unless it holds exactly ``source``, and ``source`` is
+    what runs, never the file's text (:mod:`recursions.common._caches`). Returns the module and
+    whether it came from the cache folder.
+    """
+    import types
+
+    bound = dict(bound)
+    if key is not None:
+        name = f"recursions._{prefix}_{key}"
+        try:
+            folder = _cache.drivers_folder()  # None: refused, with a warning
+            if folder is not None:
+                path = folder / f"{prefix}_{key}.py"
+                _cache.verified_file(path, source)
+                return _cache.load_module(name, path, source, bound), True
+        except _cache.CacheError:
+            raise
+        except (OSError, RuntimeError):  # no writable cache folder, or numba cannot cache
+            sys.modules.pop(name, None)  # there: compile without the on-disk cache
+        bound["jit"] = _uncached_jit
+    mod = types.ModuleType(f"recursions._{prefix}")
+    mod.__dict__.update(bound)
+    exec(compile(source, f"<recursions {prefix}>", "exec"), mod.__dict__)
+    return mod, False
+
+
+_NO_LAWS = (int(LawCode.DETERMINISTIC), int(LawCode.DETERMINISTIC))
+"""The law codes bound in the block drivers, whose ``run_draws`` is not used (the shortest
+branch: no draw at all)."""
+
+_DRIVERS: dict[tuple[int, tuple[int, int] | None, bool, bool], tuple[Any, Any, str]] = {}
+_WARNED: set[int] = set()
+
+
+def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = None,
+                     servers: int | None = None, lean: bool = False) -> tuple[Any, str]:
+    """The drivers of the template compiled for the kernel ``step``, and how.
+
+    Parameters
+    ----------
+    step : callable
+        A numba-compiled (``@njit``) step function, or a plain Python one.
+    laws : (int, int), optional
+        The service and interarrival :class:`~recursions.common.codes.LawCode` that ``run_draws``
+        draws inside the loop: they are compile-time constants of those drivers, so the loop
+        holds only the two laws' own samplers (a run-time choice among all the laws costs
+        time at every draw: ``docs/benchmarks.md``, section :ref:`Compile-time choices in the
+        drawing drivers <bench-drivers>`). Drivers for other codes refuse ``run_draws``.
+        Default: the drivers that take pre-drawn blocks (``run_chunk`` and the rest). Each
+        pair is compiled on first use and cached like the others.
+    servers : int, optional
+        With ``laws``: the number of servers the drivers will run. Where
+        :func:`uses_one_pass` says so, they are the copy that joins in one branch-free pass
+        (the same numbers); other counts share the other copy.
+    lean : bool, default False
+        With ``laws``: the copy whose drawing loop keeps only what customers find (arrivals,
+        waits, losses: the columns behind ``p_wait``, ``mean_wait``, ``p_loss``,
+        ``overflow_work`` and ``mean_response``), not the state they see (total workload,
+        busy servers, profile snapshots, the histogram of waits), whose sums stay zero.
+        The numbers it keeps are those of the full copy, bit for bit.
+
+    Returns
+    -------
+    module, str
+        The drivers (``run_chunk``, ``run_draws``, ``run_path``, ``run_checked``,
+        ``apply_rows``, ``step_once``, ``couple_chunk``), and ``"cached"``, ``"uncached"``
+        or ``"python"``.
+    """
+    if laws is not None:
+        laws = (int(laws[0]), int(laws[1]))
+    one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
+    lean = bool(lean) and laws is not None
+    hit = _DRIVERS.get((id(step), laws, one, lean))
+    if hit is not None and hit[0] is step:
+        return hit[1], hit[2]
+    source = _driver_source()
+    if is_dispatcher(step):
+        key = _cache_key(step, laws, one, lean)
+        mod, on_disk = _load(step, source, key,
+                             _project_jit if key is not None else _uncached_jit, laws, one, lean)
+        how = "cached" if on_disk else "uncached"
+    else:
+        how = "python"
+        mod, _ = _load(step, source, None, _python_jit, laws, one, lean)
+    _DRIVERS[(id(step), laws, one, lean)] = (step, mod, how)
+    return mod, how
+
+
+_HEAP_EDITS = (  # (line in the heap engine's module, what the compiled copy has instead)
+    ("from recursions.common._jit import jit\n", ""),
+    ("DRAW = False  # whether heap_steps draws inside the loop; bound by the driver compiler\n",
+     ""),
+    ("SCODE = 0  # the service law code run_heap_draws draws; bound by the driver compiler\n",
+     ""),
+    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
+    ("POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound "
+     "likewise\n", ""),
+    ("WIDE = True  # the 4-ary heap with keys in heap order (else binary); the driver compiler "
+     "may bind\n", ""),
+    ("LEAN = False  # whether the loop keeps only what customers find (waits); bound likewise\n",
+     ""),
+)
+
+_HEAPS: dict[tuple[tuple[int, int], int, bool, bool], Any] = {}
+
+
+def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
+                 wide: bool | None = None, lean: bool = False) -> Any:
+    """The heap engine compiled with the law codes ``laws`` bound (``run_heap_draws``).
+
+    As :func:`compiled_drivers` with ``laws``: the service and interarrival codes are
+    compile-time constants of the copy, so its loop holds only those laws' samplers. Compiled
+    on first use and cached on disk (keyed by the text of ``heap.py`` and of
+    :data:`ENGINE_SOURCES`, the versions and the codes). With ``policy`` (a
+    :class:`~recursions.common.codes.HeapPolicy`), the routing policy is a constant of the copy too;
+    without, it is read at run time. With ``lean``, the copy keeps only what customers find
+    (waits: no all-busy count, no profile snapshot, no histogram; it refuses a profile grid),
+    as the dense engine's lean drivers do. ``wide`` chooses the heap's layout (4-ary with keys
+    in heap order, or binary; default :data:`recursions.engines._heap.WIDE`): only the benchmark
+    (``benchmarks/heap_layout.py``) asks for the other one.
+    """
+    from recursions.engines import _heap as heap
+
+    laws = (int(laws[0]), int(laws[1]))
+    pol = -1 if policy is None else int(policy)
+    w = heap.WIDE if wide is None else bool(wide)
+    lean = bool(lean)
+    hit = _HEAPS.get((laws, pol, w, lean))
+    if hit is not None:
+        return hit
+    import numba
+
+    from recursions import __version__
+
+    src = (Path(__file__).with_name("_heap.py")).read_text()
+    for line, new in _HEAP_EDITS:
+        if line not in src:  # pragma: no cover - guards heap.py against edits
+            raise RuntimeError(f"recursions/engines/_heap.py no longer has the line {line!r}")
+        src = src.replace(line, new)
+    h = hashlib.sha256()
+    for part in (src, _engine_text(), __version__, numba.__version__,
+                 repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else []),
+                 "wide" if w else "binary", *(["lean"] if lean else [])):
+        h.update(part.encode())
+        h.update(b"\0")
+    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "WIDE": w,
+             "LEAN": lean, "jit": _project_jit}
+    mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
+    shared = ("sift_down", "sift_down4", "floyd_min") + (("redundancy_event",) if w == heap.WIDE
+                                                          else ())
+    for name in shared:
+    # compiled (and cached) once in recursions.engines._heap, not again per copy
+        setattr(mod, name, getattr(heap, name))
+    _HEAPS[(laws, pol, w, lean)] = mod
+    return mod
+
+
+def warm(mod: Any, servers: int, m: int, params: np.ndarray) -> None:
+    """Compile every block driver once, with the argument types the library passes.
+
+    ``run_draws`` is left out: it runs on the drivers compiled for the input's law codes
+    (``compiled_drivers(step, laws)``), compiled on first use.
+    """
+    S = servers
+    W = np.zeros((1, S))
+    sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
+    acc = np.zeros((1, 1, N_STATS))
+    hist = np.zeros((1, 1, 1))
+    mod.run_chunk(params, W, sig, tau, U, False, 0, 1, 1, np.zeros(0), 0.0, 1, acc, hist,
+                  empty_path())
+    mod.run_path(params, np.zeros(S), sig[0], tau[0], U[0])
+    mod.step_once(params, np.zeros(S), 0.0, 0.0, np.zeros(max(m, 1)))
+    mod.apply_rows(params, np.zeros((1, S)), np.zeros(1), np.zeros(1), np.zeros((1, m)),
+                   np.zeros(1))
+    mod.couple_chunk(params, np.zeros(S), np.zeros(S), sig[0], tau[0], U[0])
+
+
+def drivers_of(system: System) -> Any:
+    """The compiled drivers that iterate ``system``'s map.
+
+    The template :mod:`recursions.engines._driver_template` compiled for the system's
+    ``kernel`` (:func:`compiled_drivers`), once per kernel and cached on disk; the envelope
+    of a monotone map (:attr:`recursions.Envelope.passes_through`) runs that map's drivers,
+    and a :class:`recursions.Map` gets drivers for its own step function, its contract
+    checked first. A system that is not a map on workload vectors (no ``"dense"`` among its
+    ``engines``, such as a JIQ with a buffer) has none: asking raises ``ValueError``, so
+    that no step, coupling or backward run iterates some other map in its place.
+
+    Parameters
+    ----------
+    system : recursions.System
+        The system.
+
+    Returns
+    -------
+    module
+        The drivers (``run_chunk``, ``run_path``, ``step_once``, ``apply_rows``,
+        ``couple_chunk``, ...).
+
+    Raises
+    ------
+    ValueError
+        For a system with no map on workload vectors.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> drivers_of(rc.Envelope(rc.JSW(2))) is drivers_of(rc.JSW(2))
+    True
+    >>> drivers_of(rc.JSQ(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: JSQ(servers=2, buffer=None) is not a map on workload vectors (it runs on ...
+    """
+    if isinstance(system, Map):
+        return _map_drivers(system)
+    if isinstance(system, Envelope) and system.passes_through:
+        return drivers_of(system.system)
+    if "dense" not in system.engines:
+        raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
+                         f"{' and '.join(system.engines)} engines, which keep counts of "
+                         f"jobs): simulate it with rc.simulate")
+    return compiled_drivers(system.kernel)[0]
+
+
+_ANNOUNCED: set[int] = set()  # steps whose compile time (or slowness) was already said
+_MAP_DRIVERS: dict[int, Any] = {}  # id(map) -> its drivers, while the map lives
+
+
+def _map_drivers(m: Map) -> Any:
+    """The drivers of a user's map: its contract checked, then compiled, on first use.
+
+    Once per map (a copy, as in a worker process, checks and loads them again, from
+    numba's cache): the contract check on a short sample unless ``check=False``
+    (:meth:`recursions.Map.check_contract`), the drivers compiled and warmed (a line on
+    stderr says how long that took, once per step function; a plain Python step gets a
+    :class:`recursions.SlowMapWarning` instead), and with ``check="always"`` the parallel
+    drivers run serially (:func:`_serial_drivers`).
+    """
+    cached = _MAP_DRIVERS.get(id(m))
+    if cached is not None:
+        return cached
+    if m.check:
+        m.check_contract(samples=200)
+    t0 = time.perf_counter()
+    mod, how = compiled_drivers(m.kernel)
+    first = id(m.step_function) not in _ANNOUNCED
+    if how == "python" and first:
+        warnings.warn(f"rc.Map {m.name!r}: the step is a plain Python function, so "
+                      "every driver runs as plain Python (about 100x slower); decorate "
+                      "it with @numba.njit", SlowMapWarning, stacklevel=4)
+    if how != "python" and first:
+        warm(mod, m.servers, m.uniforms, m.params)
+        note = {"cached": "numba caches them for later processes",
+                "uncached": "not cached: the step is a closure or has no source"}[how]
+        print(f"rc.Map {m.name!r}: drivers ready in {time.perf_counter() - t0:.1f} s "
+              f"({note})", file=sys.stderr)
+    _ANNOUNCED.add(id(m.step_function))
+    if m.check == "always":
+        mod = _serial_drivers(mod)
+    _MAP_DRIVERS[id(m)] = mod
+    weakref.finalize(m, _MAP_DRIVERS.pop, id(m), None)
+    return mod
+
+
+def _serial_drivers(mod: Any) -> Any:
+    """The drivers ``mod`` with their two parallel ones run one row at a time.
+
+    An exception with run-time values (the state that broke, in
+    :class:`~recursions.model._map_step_checks.MapStepError`) raised inside a numba parallel
+    region comes out as a bare ``SystemError``; the drivers of a checking kernel
+    (``check="always"``) therefore run ``run_chunk`` and ``apply_rows`` serially: a namespace
+    over ``mod`` with those two replaced.
+    """
+    def run_chunk(  # type: ignore[no-untyped-def]
+            params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc, hist, path):
+        mod.run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
+                             every, acc, hist, path, mod._STAND_IN)
+
+    def apply_rows(params, W, sig, tau, U, found):  # type: ignore[no-untyped-def]
+        for i in range(W.shape[0]):
+            out, f = mod.step_once(params, W[i], sig[i], tau[i], U[i])
+            W[i] = out
+            found[i] = f
+
+    names = {k: v for k, v in vars(mod).items() if not k.startswith("__")}
+    return types.SimpleNamespace(**dict(names, run_chunk=run_chunk, apply_rows=apply_rows))
