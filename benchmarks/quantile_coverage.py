@@ -51,7 +51,7 @@ time averages), ``P(N = S + k) = C (1 - rho) rho^k``, and a geometric mixture of
 
 (``(1 + w) e^{-w}`` at ``beta = 1``), using ``E[busy servers] = a`` for the first term; at
 ``w = 0`` it is ``rho``, the share of busy servers. The quantile solves ``x_w = 1 - q`` (by
-bisection) and exists for ``q > 1 - rho``. ``tests/test_quantile_coverage.py`` checks the
+bisection) and exists for ``q > 1 - rho``. ``tests/scripts/test_quantile_coverage.py`` checks the
 form against a sum over the chain's states with gamma tails and against exact stationary
 draws (``coupling.mms_states``).
 

@@ -48,8 +48,8 @@ of length ``>= 4M`` (``M`` grid cells) after exponential damping ``z -> theta z`
 most ``10^4``. The mass of ``Y`` beyond the grid is never needed (it only affects ``Z`` beyond
 the grid), so there is no truncation error.
 
-Accuracy (measured by ``tests/test_jiq_theory.py``, default step ``h = m / 4096``): the maximum
-absolute error is below ``1e-8`` against the M/M/1 tail ``rho exp(-(mu - lambda) w)`` and
+Accuracy (measured by ``tests/loynes/test_jiq_theory.py``, default step ``h = m / 4096``): the
+maximum absolute error is below ``1e-8`` against the M/M/1 tail ``rho exp(-(mu - lambda) w)`` and
 ``2e-8`` against the exact M/D/1 workload law (Erlang's alternating series, kinks included), at
 loads 0.5 to 0.9; halving ``h`` divides the error by about 4 (second order) and the certified
 bracket (width about ``2e-4``) by 2. The Pollaczek-Khinchine mean

@@ -84,3 +84,15 @@ def jit(fn: F | None = None, *, parallel: bool = False, inline: str = "never") -
     if fn is None:
         return compile_
     return compile_(fn)
+
+
+def is_dispatcher(step: Any) -> bool:
+    """Whether ``step`` is a numba dispatcher (compiled), not a plain Python function.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> is_dispatcher(rc.maps.jsw), is_dispatcher(rc.maps.jsw.py_func)
+    (True, False)
+    """
+    return hasattr(step, "py_func") and hasattr(step, "signatures")

@@ -14,7 +14,7 @@ strategy:
   state draws blocks as its kernel asks), each replication in a thread task, in calls of at
   most ``plan.max_call`` arrivals so that an interrupt is honoured between them.
 
-Both give the same numbers bit for bit (``tests/test_in_kernel_draws.py``).
+Both give the same numbers bit for bit (``tests/recursions/engines/test_in_kernel_draws.py``).
 """
 
 from __future__ import annotations
@@ -333,8 +333,8 @@ class RunHandle:
     and measured run; :meth:`extend` runs on to more arrivals (the streams, the states and the
     batch sums go on from where they stood), :meth:`result` reports. A run extended to ``T``
     arrivals reports the numbers of one run of ``T`` arrivals from the same seed, up to the
-    order of the sums (``tests/test_continued_runs.py``); the precision mode uses it instead
-    of retracing its stages.
+    order of the sums (``tests/recursions/engines/test_continued_runs.py``); the precision mode uses
+    it instead of retracing its stages.
     """
 
     state: Resumable

@@ -51,20 +51,24 @@ import warnings
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from recursions.model._bounds import Envelope
+    from recursions.model._system import System
+    from recursions.model._user_map import Map
 
 from recursions.common import _caches as _cache
 from recursions.common._caches import drivers_root
 from recursions.common._caches import temporary_name as _temporary_name  # noqa: F401 - tests use it here
-from recursions.common._jit import JIT_OPTIONS
+from recursions.common._jit import JIT_OPTIONS, is_dispatcher
 from recursions.common._jit import jit as _project_jit
 from recursions.common.codes import LawCode
 from recursions.engines._accumulator import N_STATS, empty_path
-from recursions.model._bounds import Envelope
-from recursions.model._system import System
-from recursions.model._user_map import Map, SlowMapWarning
+from recursions.model import _system
+from recursions.model._user_map import SlowMapWarning
 
 __all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_of",
            "drivers_root", "heap_drivers", "uses_one_pass", "warm"]
@@ -73,13 +77,8 @@ ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_cach
                   "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
                   "dists/kernel.py")
 """The files of :mod:`recursions` compiled into every driver (the template and what it imports,
-directly or not); their text is part of the cache key (``tests/test_user_map.py`` checks that
-the list is closed under their imports)."""
-
-
-def is_dispatcher(step: Any) -> bool:
-    """Whether ``step`` is a numba dispatcher (compiled), not a plain Python function."""
-    return hasattr(step, "py_func") and hasattr(step, "signatures")
+directly or not); their text is part of the cache key (``tests/recursions/model/test_user_map.py``
+checks that the list is closed under their imports)."""
 
 
 def _python_jit(fn: Any = None, **_: Any) -> Any:
@@ -478,10 +477,10 @@ def drivers_of(system: System) -> Any:
     ...
     ValueError: JSQ(servers=2, buffer=None) is not a map on workload vectors (it runs on ...
     """
-    if isinstance(system, Map):
-        return _map_drivers(system)
-    if isinstance(system, Envelope) and system.passes_through:
-        return drivers_of(system.system)
+    if system.user_step:
+        return _map_drivers(cast("Map", system))
+    if getattr(system, "passes_through", False):  # an envelope that is its map
+        return drivers_of(cast("Envelope", system).system)
     if "dense" not in system.engines:
         raise ValueError(f"{system!r} is not a map on workload vectors (it runs on the "
                          f"{' and '.join(system.engines)} engines, which keep counts of "
@@ -551,3 +550,6 @@ def _serial_drivers(mod: Any) -> Any:
 
     names = {k: v for k, v in vars(mod).items() if not k.startswith("__")}
     return types.SimpleNamespace(**dict(names, run_chunk=run_chunk, apply_rows=apply_rows))
+
+
+_system.DRIVERS[:] = [drivers_of]  # System.step finds the drivers here (see its DRIVERS)

@@ -32,7 +32,8 @@ a helper thread, and leaves the second core free (measured in ``docs/benchmarks.
 section :ref:`Compile-time choices in the drawing drivers <bench-drivers>`). Each law pair
 compiles its drivers once, on first use, and numba caches them on disk, so only the laws of
 :data:`KERNEL_LAWS` are drawn inside by default. Both ways give the same numbers bit for bit
-(``tests/test_in_kernel_draws.py`` runs both, for every law with an in-kernel sampler).
+(``tests/recursions/engines/test_in_kernel_draws.py`` runs both, for every law with an
+in-kernel sampler).
 """
 
 

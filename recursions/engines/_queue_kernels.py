@@ -13,7 +13,8 @@ and call again):
   permutation sorted by queue length and the busy ones in a binary min-heap of event times.
 
 The policy is an integer (:class:`recursions.common.codes.QueueCode`); both kernels route with
-``_choose_level``. ``tests/test_zerowait.py`` checks them against the exact stationary law
+``_choose_level``. ``tests/recursions/engines/test_zerowait.py`` checks them against the exact
+stationary law
 of the counts chain at small ``N`` (solved there by linear algebra), against each other, and
 against Erlang B and M/M/1(/b).
 """

@@ -12,7 +12,7 @@ the next ``c`` arrivals, each replication in a thread task. A kernel stops *befo
 it was asked to stop at and takes it up on the next call, so a run in chunks, or one that
 goes on to more arrivals (:class:`recursions.engines._chunk_loop.RunHandle`, the precision mode's
 stages), draws and reports the numbers of one run in one call
-(``tests/test_continued_runs.py``).
+(``tests/recursions/engines/test_continued_runs.py``).
 """
 
 from __future__ import annotations

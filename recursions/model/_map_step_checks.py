@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import types
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from recursions.common._jit import jit
+from recursions.common._jit import is_dispatcher, jit
 from recursions.common.codes import LOST
-
-if TYPE_CHECKING:
-    from recursions.model._user_map import Map
 
 __all__ = ["MapContractError", "MapStepError", "bounds_checked", "checking_kernel"]
 
@@ -42,7 +39,7 @@ _WHAT = {_RAISED: "raised an exception (under bounds checking: an index out of b
          _UNDECLARED_LOSS: "returned rc.LOST (a lost customer) but is declared loss=False",
          _BAD_FOUND: "returned a workload found that is not finite and >= 0, nor rc.LOST"}
 
-_LIVE: weakref.WeakValueDictionary[int, Map] = weakref.WeakValueDictionary()
+_LIVE: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()  # id -> its Map
 """The maps with ``check="always"``, by the key their checking kernel raises with."""
 
 
@@ -128,8 +125,6 @@ def bounds_checked(fn: Any, _seen: frozenset[int] = frozenset()) -> Any:
     -------
     callable
     """
-    from recursions.engines._driver_compiler import is_dispatcher  # the engines import model
-
     if not is_dispatcher(fn):
         return fn
     hit = _CHECKED.get(id(fn))
@@ -160,14 +155,12 @@ def bounds_checked(fn: Any, _seen: frozenset[int] = frozenset()) -> Any:
     return checked
 
 
-def checking_kernel(step: Any, edges: np.ndarray, loss: bool, owner: Map) -> Any:
+def checking_kernel(step: Any, edges: np.ndarray, loss: bool, owner: Any) -> Any:
     """A kernel that runs ``step`` and raises :class:`MapStepError` if the step broke.
 
     ``owner`` is the map whose kernel it is (``check="always"``): its error message runs the
     step that broke again through the map's contract check, for the diagnosis.
     """
-    from recursions.engines._driver_compiler import is_dispatcher  # the engines import model
-
     _LIVE[id(owner)] = owner
     key = id(owner)
     code_of = _state_code if is_dispatcher(step) else _state_code_py

@@ -24,6 +24,11 @@ from recursions.common._checks import check_int, check_nonnegative
 from recursions.common.codes import HeapPolicy, QueueCode
 from recursions.model._inputs import check_input
 
+DRIVERS: list[Any] = []
+"""``[drivers_of]``: how :meth:`System.step` finds a system's compiled drivers. The engines own
+them and put their function here when imported (``import recursions`` imports them), so that
+the model does not import the engines, which import the model."""
+
 __all__ = ["System", "check_system", "map_refusal"]
 
 
@@ -62,6 +67,9 @@ class System:
         Whether the server a customer joins depends on the state and its routing uniforms
         only, never on its own service time (every built-in map; a user :class:`Map` may
         route by size, so it declares ``False``).
+    user_step : bool
+        Whether the map is a step function of the user's (a :class:`Map`), whose contract
+        the engines check before they compile drivers for it.
     estimates : tuple of str
         The statistics a dense or heap run of the system reports (``p_wait`` and
         ``mean_wait``, or ``p_loss`` and ``overflow_work`` for a loss system, or
@@ -77,6 +85,7 @@ class System:
     fcfs: ClassVar[bool] = False
     bounded_by_service: ClassVar[bool] = False
     joins_by_state: ClassVar[bool] = True
+    user_step: ClassVar[bool] = False
     params: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -409,13 +418,11 @@ class System:
         >>> rc.JpSW(2, 1).step([0.001, 1.0], sigma=5.0, tau=0.0).tolist()
         [0.001, 6.0]
         """
-        from recursions.engines._driver_compiler import drivers_of  # the engines import model
-
         a = self.check_state(w)
         s = check_nonnegative(sigma, "sigma")
         t = check_nonnegative(tau, "tau")
         uu = self._check_u(u)
-        out, _ = drivers_of(self).step_once(self.params, a, s, t, uu)
+        out, _ = DRIVERS[0](self).step_once(self.params, a, s, t, uu)
         return out
 
     def _check_u(self, u: Any) -> np.ndarray:

@@ -152,6 +152,7 @@ class Map(System):
     """
 
     joins_by_state: ClassVar[bool] = False  # a step of your own may route by service time
+    user_step: ClassVar[bool] = True  # its contract is checked before drivers are compiled
     step_function: Any = None
     name: str = ""
     _uniforms: int = 0

@@ -28,7 +28,7 @@ from recursions.engines._workload_engines import HEAP_MIN_SERVERS
 
 E = rc.dists.Exponential
 MM = rc.Poisson(2.0, E(1.0))
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 NEW = ["engines/_run_plan", "engines/_registry", "engines/_chunk_loop", "engines/_workload_engines",
        "results/_workload_result", "inference/_run_modes", "inference/_stages",
        "inference/_precision"]

@@ -12,7 +12,7 @@ import pytest
 
 from recursions.common._tables import Rows
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _tables():

@@ -12,8 +12,7 @@ from scipy import optimize, stats
 
 import recursions as rc
 from coupling._ra_walk import RAWalk, ra_known_from
-
-from . import naive
+from tests import naive
 
 D = rc.dists
 Z = 4.0

@@ -18,7 +18,7 @@ import pytest
 import loynes as ly
 import recursions as rc
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _load():

@@ -12,7 +12,7 @@ import pytest
 import recursions as rc
 from loynes._cli import CliError, main, parse_law
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--arrival-rate", "1", "--steps", "1024", "--horizon", "1024"]
 
 

@@ -147,7 +147,7 @@ def test_long_low_load_run_does_not_warn_and_has_enough_batches():
 
 def test_short_heavy_traffic_run_warns_once_and_its_interval_is_untrusted():
     # JIQ declares no heavy-traffic relaxation time (System.relaxation), so the test of
-    # independence of the batch means decides (FCFS: tests/test_short_runs.py)
+    # independence of the batch means decides (FCFS: tests/recursions/inference/test_short_runs.py)
     res, msgs = recorded(rc.JIQ(1), mm(1, 0.98), steps=2**12, rng=1)
     iv = res.interval("mean_wait")
     assert not iv.trusted and iv.batches == 0 and res.effective_batches["mean_wait"] == 0

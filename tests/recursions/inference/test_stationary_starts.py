@@ -1,7 +1,7 @@
 """``start="stationary"`` beyond FCFS M/M/S: exact draws by coupling from the past.
 
-M/M/S starts from its birth-death chain (``tests/test_mms_states.py``); every other system that
-``cp.perfect_sample`` covers starts from coupling from the past. Here M/D/2 (FCFS with
+M/M/S starts from its birth-death chain (``tests/coupling/test_mms_states.py``); every other system
+that ``cp.perfect_sample`` covers starts from coupling from the past. Here M/D/2 (FCFS with
 deterministic services), a loss system and J_2SW(3, 1) (not monotone) start there: the result
 says so, drops no warm-up, and the interval of its replications' means (independent, unbiased:
 no correlation to estimate) covers a value computed another way: the M/D/c embedded chain

@@ -22,7 +22,7 @@ import pytest
 import recursions as rc
 from recursions.common import _caches as _cache
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = """
 import json, sys

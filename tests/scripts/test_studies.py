@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-STUDIES = Path(__file__).resolve().parents[1] / "studies"
+STUDIES = Path(__file__).resolve().parents[2] / "studies"
 SCRIPTS = sorted(p for p in STUDIES.glob("[a-z]*.py"))
 
 

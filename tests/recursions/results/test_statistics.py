@@ -9,7 +9,7 @@ from pathlib import Path
 import recursions as rc
 from recursions.results import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 # what a result reports besides the registry's ratios of batch sums: an array over Coxian
 # phases, and the distance to a reference profile
 NOT_RATIOS = ("phase_busy", "sup_error")

@@ -18,8 +18,7 @@ from recursions.engines import _driver_compiler as drivers
 from recursions.engines import _driver_template as _engine
 from recursions.engines import drivers_of
 from recursions.model import maps as maps
-
-from . import naive
+from tests import naive
 
 
 def _case(values, r, sigma, tau):

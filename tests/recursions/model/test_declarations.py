@@ -19,7 +19,7 @@ declaration fails here:
   tile the vector, ``load`` is ``E[sigma] / (capacity E[tau])``.
 
 ``rc.Map`` is not enumerated: its declarations are its user's (the contract check and
-tests/test_user_map.py cover it).
+tests/recursions/model/test_user_map.py cover it).
 """
 
 from __future__ import annotations

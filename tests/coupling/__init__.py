@@ -1,0 +1,1 @@
+"""Tests of ``coupling``: monotonicity, coupling times, exact sampling."""

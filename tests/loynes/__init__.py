@@ -1,0 +1,1 @@
+"""Tests of ``loynes``: Loynes sequences, stability checks, sweeps and the command line."""

@@ -1,0 +1,1 @@
+"""Tests of ``recursions``, one folder per subpackage."""

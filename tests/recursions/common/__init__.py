@@ -1,0 +1,1 @@
+"""Tests of ``recursions.common``: the caches and the argument checks."""

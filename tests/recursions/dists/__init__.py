@@ -1,0 +1,1 @@
+"""Tests of ``recursions.dists``: the laws and what they are asked."""

@@ -1,0 +1,1 @@
+"""Tests of ``recursions.engines``: the engines, their drivers and kernels."""

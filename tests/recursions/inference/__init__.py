@@ -1,0 +1,1 @@
+"""Tests of ``recursions.inference``: estimates, intervals, precision, warnings."""

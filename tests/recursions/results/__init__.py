@@ -1,0 +1,1 @@
+"""Tests of ``recursions.results``: the statistics, results as tables and figures."""
