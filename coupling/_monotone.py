@@ -29,9 +29,10 @@ from coupling._monotone_reports import (
     floats,
     readonly,
 )
+from recursions import System
 from recursions.common import RngLike, as_seed_sequence, check_int
 from recursions.engines import drivers_of
-from recursions.model import System, check_system
+from recursions.model import check_system
 
 __all__ = [
     "Counterexample",

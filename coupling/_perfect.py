@@ -288,7 +288,7 @@ def perfect_sample(
         upper = np.full(S, own_bound)
     req = Request(system, input, upper, own_bound, given, method, bound, dominance_trials, root)
     name, run_one = choose(req).bind(req)
-    out, customers, back, seconds = _collect(run_one, seeds, S, nworkers, bool(progress))
+    out, customers, back, seconds = _collect(run_one, seeds, nworkers, bool(progress))
     return PerfectSample(out, customers, name, repr(system), repr(input),
                          None if bound is None else repr(bound), time_back=back,
                          seconds=seconds, has_loss=bool(system.has_loss),
@@ -310,22 +310,24 @@ def _draw_chunk(run_one: RunOne, first: int,
     return first, [_timed(run_one, sd) for sd in seeds]
 
 
-def _collect(run_one: RunOne, seeds: Sequence[np.random.SeedSequence], S: int, workers: int,
+def _collect(run_one: RunOne, seeds: Sequence[np.random.SeedSequence], workers: int,
              progress: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Run ``run_one`` on every seed; arrays of states, customers, times and seconds back.
 
     Draw ``k`` lands in row ``k`` whichever worker ran it and when, so the arrays depend on
-    the seeds only.
+    the seeds only. The states' width is that of the first draw stored.
     """
     n = len(seeds)
-    out = np.empty((n, S))
+    states: list[np.ndarray] = []  # the (n, servers) array, made at the first draw
     customers = np.empty(n, dtype=np.int64)
     back = np.empty(n)
     seconds = np.empty(n)
     bar = progress_bar(progress, n, unit="draw", desc="perfect_sample")
 
     def store(k: int, res: Any) -> None:
-        out[k], customers[k], back[k], seconds[k] = res
+        if not states:
+            states.append(np.empty((n, np.size(res[0]))))
+        states[0][k], customers[k], back[k], seconds[k] = res
 
     try:
         if workers == 1:
@@ -336,7 +338,7 @@ def _collect(run_one: RunOne, seeds: Sequence[np.random.SeedSequence], S: int, w
             _in_processes(run_one, list(seeds), workers, store, bar)
     finally:
         bar.close()
-    return out, customers, back, seconds
+    return states[0], customers, back, seconds
 
 
 def _in_processes(run_one: RunOne, seeds: list[np.random.SeedSequence], workers: int,

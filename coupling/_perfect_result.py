@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 import recursions as rc
+from recursions import Estimate
 from recursions.common import Record, child
 from recursions.common.codes import HeapPolicy
 from recursions.engines import drivers_of
-from recursions.inference import Estimate
 from recursions.model import is_renewal
 
 __all__ = ["ARRIVAL", "PerfectSample", "found_at_zero"]

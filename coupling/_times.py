@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from recursions import Estimate, Input, System
 from recursions.common import Record, RngLike, as_seed_sequence, check_int, child, forward_generator
 from recursions.engines import drivers_of
-from recursions.inference import Estimate
-from recursions.model import Input, System, check_input, check_system
+from recursions.model import check_input, check_system
 
 __all__ = ["CouplingTimeResult", "coupling_time"]
 

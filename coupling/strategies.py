@@ -46,8 +46,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 from coupling._layout import layout, sizes
+from recursions import System
 from recursions.common import check_int, check_positive
-from recursions.model import System, check_system
+from recursions.model import check_system
 
 __all__ = [
     "innovations",

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from recursions import Estimate
 from recursions.common import Record, RngLike, as_seed_sequence, check_int, check_positive, jit
-from recursions.inference import Estimate
 from recursions.model.redundancy import (
     JobClass,
     Redundancy,

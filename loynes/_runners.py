@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from loynes._checkpoint import Checkpoint
+from recursions import Estimate
 from recursions.common import cores as cores  # where loynes found it before recursions.common._pool
 from recursions.common import dumps, run_in_processes
-from recursions.inference import Estimate
 
 __all__ = ["GUIDANCE", "WORKER_START_S", "Execution", "Sink", "SweepError", "run_auto",
            "run_dask", "run_local", "run_serial"]

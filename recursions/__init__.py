@@ -1,20 +1,23 @@
 """Stochastic recursions of parallel-server queues: maps, inputs and forward iteration.
 
-The package in four subjects and one shared home
--------------------------------------------------
-``model``      what a system *is*: the systems and their compiled maps (:mod:`recursions.maps`),
-               your own :class:`Map`, the inputs, redundancy, the queue-length policies
-``engines``    what runs it: the engine registry, the dense and heap engines (compiled driver
-               templates, a chunk loop), the queue-length engines (:mod:`recursions.zerowait`),
-               time-indexed draws for backward schemes
+The package in four subjects and one shared home:
+
+=============  ==========================================================================
+``model``      what a system *is*: the systems and their compiled maps
+               (:mod:`recursions.maps`), your own :class:`Map`, the inputs, redundancy,
+               the queue-length policies
+``engines``    what runs it: the engine registry, the dense and heap engines (compiled
+               driver templates, a chunk loop), the queue-length engines
+               (:mod:`recursions.zerowait`), time-indexed draws for backward schemes
 ``inference``  how far a run's numbers can be trusted: batch means, standard errors, MSER,
                ``precision=`` and its stages, the unstable stop, stationary starts,
                :mod:`recursions.diagnostics`
 ``results``    what a run reports: every statistic declared once, :class:`SimulationResult`
 ``common``     what ``recursions``, ``coupling`` and ``loynes`` share: seeds (``RngLike``),
-               argument checks, memory, ``jit``, the worker pool, tables, figures, the caches,
-               the engines' integer codes (:mod:`recursions.codes`)
+               argument checks, memory, ``jit``, the worker pool, tables, figures, the
+               caches, the engines' integer codes (:mod:`recursions.codes`)
 ``dists``      the laws (:mod:`recursions.dists`), an extension point like ``vectors``
+=============  ==========================================================================
 
 What a user imports is exported here; the subpackages' modules are private but for the ones
 named above, and each subpackage's own ``__all__`` is what the other packages use of it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 
 import numpy as np
 import pytest
@@ -234,3 +235,42 @@ def _is_private_module(path, node, name):
     parts = [] if not node.module else node.module.split(".")
     target = base.joinpath(*parts, name)
     return target.with_suffix(".py").exists() or target.is_dir()
+
+
+# -- the public surface ------------------------------------------------------------------------
+
+
+def test_the_public_module_surface_is_at_most_twice_the_packages_exports():
+    # every module whose dotted name has no private part is public: what it exports is promised
+    own = sum(len(pkg.__all__) for pkg in (recursions, coupling, loynes))
+    modules = [m for m in _public_modules() if m not in (recursions, coupling, loynes)]
+    surface = sum(len(getattr(m, "__all__", ())) for m in modules)
+    assert surface <= 2 * own, (surface, own)
+
+
+def test_the_top_of_recursions_keeps_to_about_fifteen_modules():
+    found = [info.name for info in pkgutil.iter_modules(recursions.__path__)]
+    assert len(found) <= 15, found
+
+
+def test_a_subpackage_face_exports_what_the_package_does_not():
+    # a name exported twice would be documented twice; the faces hold what the other
+    # packages use of a subpackage beyond the package's own exports
+    for name in ("model", "engines", "inference", "results", "common"):
+        face = importlib.import_module(f"recursions.{name}")
+        assert face.__all__, name
+        assert not set(face.__all__) & set(recursions.__all__), name
+        for export in face.__all__:
+            assert getattr(face, export) is not None, (name, export)
+
+
+def test_the_api_reference_lists_the_public_modules():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "api"
+    for pkg in (recursions, coupling, loynes):
+        page = (docs / f"{pkg.__name__}.rst").read_text()
+        listed = set(re.findall(r"^   ([a-z_][a-z0-9_]*)$", page, flags=re.M))
+        public = {info.name for info in pkgutil.iter_modules(pkg.__path__)
+                  if not info.name.startswith("_")}
+        assert public <= listed, (pkg.__name__, sorted(public - listed))

@@ -17,7 +17,6 @@ Examples
 
 from __future__ import annotations
 
-from recursions.common._caches import CacheError, CacheWarning, cache_folders, clear_cache
 from recursions.common._checks import (
     MAX_COUNT,
     SCALE_MAX,
@@ -70,8 +69,6 @@ __all__ = [
     "SCALE_MAX",
     "SCALE_MIN",
     "BlockRng",
-    "CacheError",
-    "CacheWarning",
     "Record",
     "RngLike",
     "Rows",
@@ -80,7 +77,6 @@ __all__ = [
     "available_memory",
     "axes",
     "band",
-    "cache_folders",
     "check_bool",
     "check_count",
     "check_int",
@@ -91,7 +87,6 @@ __all__ = [
     "check_scale",
     "check_workers",
     "child",
-    "clear_cache",
     "column",
     "cores",
     "dumps",

@@ -11,8 +11,7 @@ simulators and the analytic formulas need:
 * ``integrated_sf(w) = E[(X - w)^+]``, the integral of ``sf`` over ``[w, inf)``, and
   ``equilibrium_sf(w) = integrated_sf(w) / mean``, the tail of the stationary residual-life
   (equilibrium) law;
-* what the methods of :mod:`coupling` and :mod:`recursions.engines.zerowait`
-need, each a method with
+* what the methods of :mod:`coupling` and :mod:`recursions.zerowait` need, each a method with
   a generic fallback in :class:`Law` and closed forms in the laws that have one:
   ``log_mgf(theta)`` / ``mgf(theta)`` and ``tilted_sampler(theta)`` (exponential tilts),
   ``support_max`` (the top of the support), ``size_biased_sample(gen, n)``, ``coxian()`` (the

@@ -9,16 +9,15 @@ unstable system's), and ``start="stationary"`` starts the replications from exac
 
 Examples
 --------
->>> from recursions.inference import Estimate
->>> e = Estimate(0.25, 0.01)
->>> float(e), e.se
-(0.25, 0.01)
+>>> import recursions as rc
+>>> from recursions.inference import finite_variances
+>>> finite_variances(rc.Poisson(1.0, rc.dists.Exponential(1.0)))
+True
 """
 
 from __future__ import annotations
 
 from recursions.inference._batch_means import finite_variances
-from recursions.inference._estimate import Estimate
 from recursions.inference._stationary_starts import register_stationary_sampler
 
-__all__ = ["Estimate", "finite_variances", "register_stationary_sampler"]
+__all__ = ["finite_variances", "register_stationary_sampler"]

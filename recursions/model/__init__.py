@@ -18,15 +18,13 @@ True
 
 from __future__ import annotations
 
-from recursions.model._inputs import Input, check_input
+from recursions.model._inputs import check_input
 from recursions.model._queue_policies import QueuePolicy
 from recursions.model._renewal_inputs import is_poisson, is_renewal
-from recursions.model._system import System, check_system
+from recursions.model._system import check_system
 
 __all__ = [
-    "Input",
     "QueuePolicy",
-    "System",
     "check_input",
     "check_system",
     "is_poisson",
