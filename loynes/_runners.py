@@ -1,4 +1,4 @@
-"""Where the tasks of a :func:`~loynes._sweep.sweep` run: this process, local workers, or Dask.
+"""Where the tasks of a :func:`~loynes.sweep` run: this process, local workers, or Dask.
 
 Every runner hands each finished task to a :class:`Sink` (the results, the progress bar and
 the checkpoint file), so a task finished is a task kept, whatever happens after it. A task's

@@ -1,7 +1,7 @@
 """``stability_map``: :func:`~loynes._stability.check_stability` over a (load, parameter) grid.
 
 Each grid point runs ``check_stability(system_factory(param), input_factory(load), rng=seed)``
-through :func:`~loynes._sweep.sweep` (local processes or a Dask cluster), and the verdicts are
+through :func:`~loynes.sweep` (local processes or a Dask cluster), and the verdicts are
 collected in a :class:`StabilityMap`: a verdict grid, a confidence grid, the tidy table, the
 known boundaries (condition (3) and, for J_{p+1}SW with Poisson input, condition (11)), a plot
 and a CSV writer.
@@ -517,9 +517,9 @@ def stability_map(
     params : sequence
         The parameter values (y axis), non-empty.
     rng : int, Generator, SeedSequence or None, default 1
-        Root seed (see :func:`~loynes._sweep.sweep`: one child per point, in grid order).
+        Root seed (see :func:`~loynes.sweep`: one child per point, in grid order).
     client : None, distributed.Client or str, default None
-        Where to run (see :func:`~loynes._sweep.sweep`).
+        Where to run (see :func:`~loynes.sweep`).
     param_name : str, default "p"
         The parameter's column name.
     boundaries : dict of callables, bool or None, default None
@@ -530,7 +530,7 @@ def stability_map(
     steps, horizon, replications, alpha
         Passed to ``check_stability`` (``alpha`` is the level of each point's check).
     max_workers, progress, table, checkpoint
-        Passed to :func:`~loynes._sweep.sweep`: by default points run in this process until
+        Passed to :func:`~loynes.sweep`: by default points run in this process until
         the work left pays for worker processes; ``checkpoint=PATH`` keeps finished points in
         a file, and a rerun with the same arguments resumes from it (the systems' and inputs'
         reprs at every parameter and load are part of what must match).

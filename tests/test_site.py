@@ -32,7 +32,7 @@ PAGES = {  # screenshot name: page, and what it must show
     "landing": "index.html",
     "theory": "theory/stability.html",
     "notebook": "notebooks/01_kiefer_wolfowitz.html",
-    "api": "api/generated/recursions._simulate.html",
+    "api": "api/generated/recursions.simulate.html",
     "benchmarks": "benchmarks.html",
 }
 

@@ -245,5 +245,5 @@ def planned(system: Simulable, input: Input, steps: int | None, **options: Any
     plan = make_plan(system, input, steps, laws=drawn_laws, max_call=MAX_CALL, **options)
     if plan.modes is not None:
         raise ValueError("planned plans a plain run: a plan with precision=, warmup='auto' or "
-                         "start= runs through recursions._simulate")
+                         "start= runs through recursions.simulate")
     return plan, choose(system, plan)
