@@ -20,20 +20,14 @@ Run: ``python benchmarks/first_result.py [--quick] [--csv]``.
 from __future__ import annotations
 
 import os
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 from _tables import finish
+from startup import ENV, run, spread
 
 from recursions.common._tables import Rows
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 LOOP = '''
 import numpy as np
@@ -123,21 +117,10 @@ def run_cold(code: str) -> tuple[float, float, str]:
         f.write(code)
     env = dict(ENV, QUEUE_RECURSIONS_CACHE=os.path.join(folder, "drivers"),
                NUMBA_CACHE_DIR=os.path.join(folder, "numba"))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, script], env=env, cwd=ROOT,
-                              capture_output=True, text=True, check=True)
+        return run([sys.executable, script], env)  # startup.py's timer of a whole process
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall, done.stdout
-
-
-def spread(xs: list[float]) -> tuple[float, float, float]:
-    return min(xs), statistics.median(xs), max(xs)
 
 
 def rounds_of(rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
