@@ -30,8 +30,9 @@ from recursions.dists import Coxian, Law
 from recursions.engines._chunk_loop import KernelDraws, RunHandle, Tables, rebin, run_chunks
 from recursions.engines._queue_kernels import counts_kernel, queues_kernel
 from recursions.engines._run_plan import RunPlan
-from recursions.inference._batch_means import clt_failures, merge_batches
+from recursions.inference._batch_means import merge_batches
 from recursions.inference._estimate import Estimate, ratio_estimate
+from recursions.inference._moment_conditions import clt_failures
 from recursions.inference.diagnostics import batch_check, short_for
 from recursions.model._queue_policies import queue_length_estimates
 from recursions.results._simulation_result import SimulationResult, warn_fixed_budget, warn_no_clt

@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from recursions.inference._batch_means import finite_variances
+from recursions.inference._moment_conditions import finite_variances
 from recursions.inference._stationary_starts import register_stationary_sampler
 
 __all__ = ["finite_variances", "register_stationary_sampler"]

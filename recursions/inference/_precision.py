@@ -14,8 +14,9 @@ analysis batch, which retrace it (:mod:`recursions.inference._stages`). After ea
 the transient is cut by MSER (with ``warmup="auto"``), every named statistic gets its
 interval (:func:`~recursions.inference._batch_means.interval`), and the run stops when every
 interval is trusted (its batch means passed the independence test) and its half-width is
-within the target, unless the run is shorter than :data:`MIN_RELAXATIONS` heavy-traffic
-relaxation times of the system (FCFS G/G/S): it then goes on to that length, which no test
+within the target, unless the run is shorter than
+:data:`~recursions.inference.diagnostics.MIN_RELAXATIONS` heavy-traffic relaxation times of the
+system (FCFS G/G/S): it then goes on to that length, which no test
 of its own batch means can replace. A system with no such time scale (routing other than to
 the least workload, loss, users' maps) stops only when two stages in a row are precise: the
 first precise stage is followed by one :data:`MIN_GROWTH` times longer. Otherwise the next
@@ -61,7 +62,6 @@ from recursions.engines._run_plan import (
 from recursions.inference import diagnostics as dg
 from recursions.inference._batch_means import (
     Interval,
-    finite_variances,
     interval,
     replication_interval,
     truncated,
@@ -71,17 +71,6 @@ from recursions.inference._unstable_stop import Growth, GrowthWatch
 from recursions.results._simulation_result import SimulationResult, untrusted_headline
 
 __all__ = ["BASE_BATCHES", "FIRST_STEPS", "MAX_STEPS", "PrecisionReport", "Quiet", "analysed"]
-
-MIN_RELAXATIONS = 640
-"""Heavy-traffic relaxation times a run must measure before its precision counts, where the
-system has one (:meth:`recursions.System.relaxation`: FCFS G/G/S).
-
-Twice the ``320 T`` below which a fixed-budget run warns (:func:`recursions.inference.diagnostics.
-short_run`). A run that looks precise sooner goes on to ``640 T`` (by at most 16 times):
-near saturation a short run that happened to stay calm has small, weakly correlated batch
-means and passes every test of its own (what this rule changed is measured on
-:ref:`intervals-precision`). Systems with no such time scale confirm a precise
-stage on the next instead (:func:`settle_of`)."""
 
 MIN_GROWTH = 1.25
 """The least factor a stage grows by when every interval is trusted (twice while not), and
@@ -187,16 +176,6 @@ def _targets(precision: Any, statistics: Sequence[str] | None,
     return wanted
 
 
-def _side(system: Any, kind: str) -> int:
-    """Which side of the steady level the transient lies on (:func:`mser`'s ``side``).
-
-    Below for a monotone system started empty: its workloads, waits and jobs then grow
-    stochastically from 0 to their stationary law. Either side otherwise (a map that is not
-    monotone can overshoot; a given state or an equilibrium profile can lie on either side).
-    """
-    return -1 if kind == "empty" and bool(getattr(system, "monotone", False)) else 0
-
-
 def _mser_key(sums: Mapping[str, Any], names: Sequence[str]) -> str | None:
     """The one series MSER cuts for every statistic of a run.
 
@@ -235,50 +214,32 @@ class Quiet:
         return res
 
 
-def analysed(system: Any, plan: RunPlan, stages: Any, kind: str) -> SimulationResult:
+def analysed(plan: RunPlan, stages: Any, outlook: dg.Outlook,
+             watch: GrowthWatch | None = None) -> SimulationResult:
     """The result of a plan with modes: its stages run (``stages``) and analysed.
 
     With ``precision=``, stages until every interval is within its target (or a budget
-    stops them); else the one stage of the fixed budget. ``kind`` is where the replications
-    started (``"empty"``, ``"given"``, ``"stationary"`` or ``"profile"``).
+    stops them), each tested by ``watch`` for a workload that grows; else the one stage of
+    the fixed budget. ``outlook`` is what the system and its input say of the run before it
+    runs (:func:`~recursions.inference.diagnostics.outlook_of`: its floors, its laws'
+    variances, where its transient lies).
     """
     modes = plan.modes
     if modes is None:
         raise ValueError("analysed needs a plan with modes")
-    side, quiet = _side(system, kind), Quiet()
+    quiet = Quiet()
     if modes.precision is not None:
-        floors = (dg.floor_of(int(system.servers), kind),
-                  settle_of(system.relaxation(plan.input)))  # None: the run confirms
-        watch = GrowthWatch(floors[0], modes.max_steps,
-                            finite_variances(plan.input, system.own_laws),
-                            plan.input.correlation_length)
-        return quiet.pass_on(_until_precise(stages, quiet, modes, kind, side, floors, watch))
-    return _fixed_budget(system, plan, modes, stages, quiet, kind, side)
-
-
-def settle_of(relaxation: float | None) -> int | None:
-    """Arrivals per replication a run must reach before it may stop as precise.
-
-    :data:`MIN_RELAXATIONS` relaxation times ``T`` (:meth:`recursions.System.relaxation`);
-    ``None`` where the system has none: such a run stops only once two stages in a row are
-    precise instead (one more stage, :data:`MIN_GROWTH` times longer, confirms the first).
-    Unlike :func:`~recursions.inference.diagnostics.floor_of` this only holds back a stop: a run not
-    yet precise grows as its half-widths say.
-
-    Examples
-    --------
-    >>> settle_of(162.0), settle_of(None)
-    (103680, None)
-    """
-    if relaxation is None or not math.isfinite(relaxation):
-        return None
-    return min(math.ceil(MIN_RELAXATIONS * relaxation), MAX_STEPS)
+        if watch is None:
+            raise ValueError("a run until precise needs a GrowthWatch")
+        return quiet.pass_on(_until_precise(stages, quiet, modes, outlook, watch))
+    return _fixed_budget(modes, stages, quiet, outlook)
 
 
 def _hold(precise: bool, n: int, settle: int | None, confirmed: bool) -> str | None:
     """Why a stage whose intervals are all precise does not stop the run, or ``None``.
 
-    ``"settle"``: shorter than ``settle`` (:func:`settle_of`); ``"confirm"``: no settling
+    ``"settle"``: shorter than ``settle``
+    (:func:`~recursions.inference.diagnostics.settle_of`); ``"confirm"``: no settling
     length is known and the stage before was not precise as well.
     """
     if not precise:
@@ -288,15 +249,16 @@ def _hold(precise: bool, n: int, settle: int | None, confirmed: bool) -> str | N
     return "settle" if n < settle else None
 
 
-def _fixed_budget(system: Any, plan: RunPlan, modes: Modes, stages: Any, quiet: Quiet,
-                  kind: str, side: int) -> SimulationResult:
+def _fixed_budget(modes: Modes, stages: Any, quiet: Quiet, outlook: dg.Outlook
+                  ) -> SimulationResult:
     """The one stage of a fixed budget, its transient cut (``warmup="auto"``), its warnings."""
     res = quiet.pass_on(quiet(partial(stages.run, modes.steps)))
+    kind = outlook.start
     out = _finish(res, list(res.statistics), modes.auto, modes.confidence,
-                  min(modes.base, res.steps), kind, side, modes.statistics)
+                  min(modes.base, res.steps), kind, outlook.side, modes.statistics)
     # say when its headline intervals are not trusted; with the default batches (32 reported
     # batches a replication) when it is too short for them, too
-    short = dg.short_for(system, plan.input, out.steps, kind) if modes.default else None
+    short = outlook.short(out.steps) if modes.default else None
     if short is not None and modes.auto:
         short += (" after the warm-up that warmup=\"auto\" cut (more steps, or a longer "
                   "warmup=, cover what it drops)")
@@ -401,7 +363,7 @@ def _not_reached(stopped: str, zero: Sequence[str], ivs: Mapping[str, Interval],
     under = (f"under the {floor:,} arrivals per replication ({dg.MIN_PER_SERVER} a server) a run "
              "must measure before its intervals count (a transient may outlast a shorter "
              "run)") if n < floor else (
-        f"under the {settle:,} arrivals per replication ({MIN_RELAXATIONS} heavy-traffic "
+        f"under the {settle:,} arrivals per replication ({dg.MIN_RELAXATIONS} heavy-traffic "
         f"relaxation times) a run must measure before it may stop as precise {calm}"
     ) if settle is not None and n < settle else (
         "precise at its last stage only, and a system with no heavy-traffic time scale must "
@@ -436,19 +398,20 @@ def _growth(short: Sequence[str], ivs: Mapping[str, Interval], tol: Mapping[str,
     return factor
 
 
-def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int,
-                   floors: tuple[int, int | None],
-                   watch: GrowthWatch | None = None) -> SimulationResult:
+def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
+                   watch: GrowthWatch) -> SimulationResult:
     """Stages until every interval is within its target (the module's docstring), or a budget.
 
-    ``floors`` are :func:`~recursions.inference.diagnostics.floor_of` (no stop, nor growth slower
-    than to
-    reach it, below) and :func:`settle_of` (a run precise below it goes on to it; ``None``: a
-    run precise at one stage goes on to confirm it at the next). ``watch`` tests each stage
-    for a workload that grows (:class:`~recursions.inference._unstable_stop.GrowthWatch`) and stops
-    the run as ``"unstable"`` when it rejects.
+    ``outlook`` gives the floors: :func:`~recursions.inference.diagnostics.floor_of` (no stop,
+    nor growth slower than to reach it, below) and
+    :func:`~recursions.inference.diagnostics.settle_of` (a run precise below it goes on to it;
+    ``None``: a run precise at one stage goes on to confirm it at the next). ``watch`` tests
+    each stage for a workload that grows
+    (:class:`~recursions.inference._unstable_stop.GrowthWatch`) and stops the run as
+    ``"unstable"`` when it rejects.
     """
-    floor, settle = floors
+    floors = floor, settle = outlook.floor, outlook.settle
+    kind, side = outlook.start, outlook.side
     precision, relative, confidence = modes.precision, modes.relative, modes.confidence
     statistics, max_seconds, auto = modes.statistics, modes.max_seconds, modes.auto
     cap = modes.max_steps
@@ -481,7 +444,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, kind: str, side: int
         if not short and hold is None:
             stopped = "precision"
             break
-        growth = watch(sums, n) if watch is not None else None
+        growth = watch(sums, n)
         if growth is not None:  # the workload grows: no stage will be precise
             short, zero, stopped = list(names), [], "unstable"
             break

@@ -37,8 +37,9 @@ Why this is the right error where it matters, and safe elsewhere:
   about ``G`` times larger: the test is very conservative there.
 
 Two rules keep it where that reasoning holds: the input's laws must have finite variances
-(:func:`recursions.inference._batch_means.finite_variances`: no central limit otherwise; a stable
-workload with an infinite-variance service law has an infinite mean and its time averages
+(:func:`recursions.inference._moment_conditions.finite_variances`: no central limit
+otherwise; a stable workload with an infinite-variance service law has an infinite mean and
+its time averages
 grow), and each group must hold :data:`CORRELATION_LENGTHS` of the input's correlation length
 (:attr:`recursions.Input.correlation_length`: a slowly modulated input can overload a queue
 for a long stretch and then relieve it). A transient that rises smoothly and levels off (a

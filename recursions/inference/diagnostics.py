@@ -32,11 +32,12 @@ import numpy as np
 
 from recursions.common._tables import Record
 from recursions.engines._run_plan import MAX_STEPS, REPORTED_BATCHES
-from recursions.inference._batch_means import finite_variances
+from recursions.inference._moment_conditions import finite_variances
 from recursions.inference._unstable_stop import UNSTABLE_LEVEL, Growth, late_growth
 
-__all__ = ["MIN_PER_SERVER", "BatchCheck", "SimulationWarning", "batch_check", "floor_for",
-           "floor_of", "load_warning", "short_for", "short_run"]
+__all__ = ["MIN_PER_SERVER", "MIN_RELAXATIONS", "BatchCheck", "Outlook", "SimulationWarning",
+           "batch_check", "floor_for", "floor_of", "load_warning", "outlook_of", "settle_of",
+           "short_for", "short_run", "transient_side"]
 
 TREND_Z = 5.0
 """A trend is flagged when its t statistic is as improbable as ``|z| > TREND_Z`` for a normal."""
@@ -204,6 +205,17 @@ more slowly than that, so 10 is the least, not a comfortable margin.
 """
 
 
+MIN_RELAXATIONS = 640
+"""Heavy-traffic relaxation times a run must measure before its precision counts, where the
+system has one (:meth:`recursions.System.relaxation`: FCFS G/G/S).
+
+Twice the ``320 T`` below which a fixed-budget run warns (:func:`short_run`). A run that
+looks precise sooner goes on to ``640 T`` (by at most 16 times): near saturation a short run
+that happened to stay calm has small, weakly correlated batch means and passes every test of
+its own (what this rule changed is measured on :ref:`intervals-precision`). Systems with no
+such time scale confirm a precise stage on the next instead (:func:`settle_of`)."""
+
+
 MIN_PER_SERVER = 256
 """Arrivals per server (per replication) a run must measure, unless it starts from exact
 stationary states: precision mode does not stop before (:func:`floor_of`), and a fixed budget
@@ -233,6 +245,115 @@ def floor_of(servers: int, kind: str) -> int:
     return 0 if kind == "stationary" else min(MIN_PER_SERVER * servers, MAX_STEPS)
 
 
+def settle_of(relaxation: float | None) -> int | None:
+    """Arrivals per replication a run must reach before it may stop as precise.
+
+    :data:`MIN_RELAXATIONS` relaxation times ``T`` (:meth:`recursions.System.relaxation`);
+    ``None`` where the system has none: such a run stops only once two stages in a row are
+    precise instead (one more stage,
+    :data:`~recursions.inference._precision.MIN_GROWTH` times longer, confirms the first).
+    Unlike :func:`floor_of` this only holds back a stop: a run not yet precise grows as its
+    half-widths say.
+
+    Examples
+    --------
+    >>> settle_of(162.0), settle_of(None)
+    (103680, None)
+    """
+    if relaxation is None or not math.isfinite(relaxation):
+        return None
+    return min(math.ceil(MIN_RELAXATIONS * relaxation), MAX_STEPS)
+
+
+def transient_side(system: Any, kind: str) -> int:
+    """Which side of the steady level the transient lies on (MSER's ``side``).
+
+    Below (-1) for a monotone system started empty: its workloads, waits and jobs then grow
+    stochastically from 0 to their stationary law. Either side (0) otherwise: a map that is
+    not monotone can overshoot, and a given state or an equilibrium profile can lie on
+    either side.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> transient_side(rc.JSW(2), "empty"), transient_side(rc.JSW(2), "given")
+    (-1, 0)
+    """
+    return -1 if kind == "empty" and bool(getattr(system, "monotone", False)) else 0
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What the analysis of a run knows of it before it runs.
+
+    Read once from the system and its input (:func:`outlook_of`), so that the stages and
+    their analysis need neither again.
+
+    Attributes
+    ----------
+    floor : int
+        Arrivals per replication before a precision-mode stop counts (:func:`floor_of`).
+    settle : int or None
+        Arrivals per replication before a precise run may stop (:func:`settle_of`).
+    short_floor : int
+        The floor a fixed budget is held to (:func:`floor_for`; 0: none).
+    relaxation : float or None
+        The heavy-traffic relaxation time ``T`` in arrivals, if the system has one.
+    mean_interarrival : float
+        The input's mean interarrival time.
+    finite_variances : bool
+        Whether every law of the run has a finite variance
+        (:func:`~recursions.inference._moment_conditions.finite_variances`).
+    correlation : float
+        The input's correlation length in arrivals (:attr:`recursions.Input.correlation_length`).
+    side : int
+        Which side of its steady level the transient lies on (:func:`transient_side`).
+    start : str
+        How its replications start: ``"empty"``, ``"given"``, ``"profile"`` or
+        ``"stationary"`` (exact draws).
+    """
+
+    floor: int
+    settle: int | None
+    short_floor: int
+    relaxation: float | None
+    mean_interarrival: float
+    finite_variances: bool
+    correlation: float
+    side: int
+    start: str
+
+    def short(self, arrivals: float, by_time: bool = False) -> str | None:
+        """:func:`short_run` for this run after ``arrivals`` measured arrivals a replication.
+
+        ``by_time``: the run went to a time horizon, and the message names the ``time=`` it
+        needs.
+        """
+        return short_run(self.relaxation, arrivals,
+                         self.mean_interarrival if by_time else None, self.short_floor)
+
+
+def outlook_of(system: Any, input: Any, kind: str) -> Outlook:
+    """The :class:`Outlook` of ``system`` under ``input``, its replications started as ``kind``.
+
+    ``kind`` is ``"empty"``, ``"given"``, ``"profile"`` or ``"stationary"`` (exact draws).
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> out = outlook_of(rc.JSW(1), rc.Poisson(0.9, rc.dists.Exponential(1.0)), "empty")
+    >>> out.settle, out.floor, out.side
+    (103680, 256, -1)
+    """
+    relaxation, floor = system.relaxation(input), floor_of(int(system.servers), kind)
+    settle, side = settle_of(relaxation), transient_side(system, kind)
+    finite = finite_variances(input, system.own_laws)
+    return Outlook(floor=floor, settle=settle, short_floor=_short_floor(system, finite, floor),
+                   relaxation=relaxation, mean_interarrival=float(input.mean_interarrival),
+                   finite_variances=finite, correlation=input.correlation_length, side=side,
+                   start=kind)
+
+
 def floor_for(system: Any, input: Any, kind: str) -> int:
     """The floor :func:`short_run` holds a fixed budget of ``system`` to (0: none).
 
@@ -242,7 +363,7 @@ def floor_for(system: Any, input: Any, kind: str) -> int:
     input gives none (periodic, Markov-modulated or deterministic input), left to the test of
     its batch means; none either where a law has an infinite variance, since no standard
     error holds at any length and the run says that instead
-    (:func:`recursions.inference._batch_means.clt_failures`).
+    (:func:`recursions.inference._moment_conditions.clt_failures`).
 
     Parameters
     ----------
@@ -264,9 +385,13 @@ def floor_for(system: Any, input: Any, kind: str) -> int:
     >>> floor_for(rc.JIQ(8), mm, "empty"), floor_for(rc.JSW(8), mm, "empty")
     (2048, 0)
     """
-    if (system.fcfs and not system.has_loss) or not finite_variances(input, system.own_laws):
-        return 0
-    return floor_of(int(system.servers), kind)
+    return _short_floor(system, finite_variances(input, system.own_laws),
+                        floor_of(int(system.servers), kind))
+
+
+def _short_floor(system: Any, finite: bool, floor: int) -> int:
+    """:func:`floor_for` from the laws' finite variances (``finite``) and :func:`floor_of`."""
+    return 0 if (system.fcfs and not system.has_loss) or not finite else floor
 
 
 def short_for(system: Any, input: Any, arrivals: float, kind: str,
@@ -283,9 +408,7 @@ def short_for(system: Any, input: Any, arrivals: float, kind: str,
     >>> short_for(rc.JIQ(8), rc.Poisson(6.0, rc.dists.Exponential(1.0)), 2048, "empty") is None
     True
     """
-    return short_run(system.relaxation(input), arrivals,
-                     input.mean_interarrival if by_time else None,
-                     floor_for(system, input, kind))
+    return outlook_of(system, input, kind).short(arrivals, by_time)
 
 
 def short_run(relaxation: float | None, arrivals: float,

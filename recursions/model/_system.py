@@ -112,7 +112,8 @@ class System:
 
         None but the job-class size laws of :class:`~recursions.model.redundancy.Redundancy`. The
         moment conditions behind the standard errors
-        (:func:`recursions.inference._batch_means.clt_failures`) read them as well as the input's.
+        (:func:`recursions.inference._moment_conditions.clt_failures`) read them as well as
+        the input's.
 
         Examples
         --------

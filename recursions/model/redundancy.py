@@ -287,7 +287,8 @@ class Redundancy(System):
         """The classes' component size laws, which the standard errors' moment conditions read.
 
         Those of ``joint`` classes are left out: their moments are the user's to know. The
-        conditions of :func:`recursions.inference._batch_means.clt_failures` are then applied to
+        conditions of :func:`recursions.inference._moment_conditions.clt_failures` are then
+        applied to
         one component's size, which is conservative: the time a job holds a server is at most
         its component's size, and with ``k < d`` the ``k``-th of ``d`` i.i.d. sizes has a
         lighter tail than one size.

@@ -539,7 +539,8 @@ def warn_no_clt(system: str, no_clt: Mapping[str, str], kept: Collection[str]) -
     """One warning when a run's headline mean has no standard error behind it, on any system.
 
     The first of :data:`HEADLINE_MEANS` in ``kept`` whose batch means have no normal limit
-    (:func:`recursions.inference._batch_means.clt_failures`: the input's laws give it an infinite
+    (:func:`recursions.inference._moment_conditions.clt_failures`: the input's laws give it an
+    infinite
     asymptotic variance) is named with the reason; its ``value +- se`` is shown all the same,
     and :meth:`SimulationResult.interval` marks it untrusted.
 

@@ -18,6 +18,7 @@ from recursions.engines._run_plan import RunPlan
 from recursions.inference import diagnostics as dg
 from recursions.inference._batch_means import merge_batches
 from recursions.inference._estimate import Estimate, ratio_estimate
+from recursions.inference._moment_conditions import clt_failures
 from recursions.results._simulation_result import SimulationResult, warn_fixed_budget, warn_no_clt
 from recursions.results._statistics import REGISTRY, sums_of
 
@@ -56,8 +57,6 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     -------
     SimulationResult
     """
-    from recursions.inference._batch_means import clt_failures
-
     S, nrep, heap = system.servers, plan.replications, engine == "heap"
     keep = set(system.estimates if plan.statistics is None else plan.statistics)
     fine = acc

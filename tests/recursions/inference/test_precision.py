@@ -143,7 +143,7 @@ def test_precision_mode_stops_at_its_budget_and_says_what_it_would_need():
 
 def test_stages_grow_by_whole_batches_and_the_guard_keeps_the_skewed_arms():
     import recursions.inference._precision as modes
-    BASE_BATCHES, _guarded, _side = modes.BASE_BATCHES, modes._guarded, modes._side
+    BASE_BATCHES, _guarded, _side = modes.BASE_BATCHES, modes._guarded, dg.transient_side
 
     res = rc.simulate(*mm1(0.8), precision=0.05, steps=3000, rng=4)
     rep = res.precision
@@ -202,13 +202,12 @@ def test_a_run_precise_too_soon_goes_on_to_640_relaxation_times(monkeypatch):
     # M/M/1 at 0.9: T = rho^2 (ca^2 + cs^2) / (1 - rho)^2 = 162 arrivals. A loose target is
     # met long before 640 T; the run must go on to 640 T, and only the stop changes: the
     # stages before it are those of the run without the rule
-    from recursions.inference import _precision as pr
 
     system, inp = mm1(0.9)
-    settle = pr.MIN_RELAXATIONS * 162
-    assert pr.settle_of(system.relaxation(inp)) == settle == 103_680
+    settle = dg.MIN_RELAXATIONS * 162
+    assert dg.settle_of(system.relaxation(inp)) == settle == 103_680
     with monkeypatch.context() as m:
-        m.setattr(pr, "MIN_RELAXATIONS", 0)
+        m.setattr(dg, "MIN_RELAXATIONS", 0)
         early = rc.simulate(system, inp, precision=0.5, rng=3)
     assert early.precision.reached and early.precision.steps < settle
     res = rc.simulate(system, inp, precision=0.5, rng=3)
@@ -234,7 +233,7 @@ def test_a_system_with_no_time_scale_stops_on_two_precise_stages_in_a_row(monkey
     from recursions.inference import _precision as pr
 
     system, inp = rc.JIQ(4), rc.Poisson(3.6, E(1.0))
-    assert system.relaxation(inp) is None and pr.settle_of(None) is None
+    assert system.relaxation(inp) is None and dg.settle_of(None) is None
     with monkeypatch.context() as m:
         m.setattr(pr, "_hold", lambda precise, n, settle, confirmed: None)
         first = rc.simulate(system, inp, precision=0.2, rng=5)
