@@ -44,12 +44,13 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import re
 import sys
 import time
 import types
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -95,39 +96,46 @@ def _uncached_jit(fn: Any = None, *, parallel: bool = False, inline: str = "neve
     return numba.njit(**options) if fn is None else numba.njit(**options)(fn)
 
 
-_TEMPLATE_EDITS = (  # (line in the template, what the compiled copy has instead)
-    ("from recursions.common._jit import jit\n", ""),  # bound by _load (cached, uncached or not)
-    ("from recursions.model.maps import jsw as STEP  # the kernel; compiled_drivers binds each "
-     "map's\n", ""),  # `STEP`, `JOIN`, `RANK` and the flags are bound by _load
-    ("from recursions.model.maps import jsw_join as JOIN  # its join; compiled_drivers binds it\n",
-     ""),
-    ("from recursions.model.maps import jsw_joined_rank as RANK  # its joined rank; bound "
-     "likewise\n", ""),
-    ("\nFUSED = True  # whether JOIN + the driver's own drain is STEP; bound by "
-     "compiled_drivers\n", ""),
-    ("PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise\n",
-     ""),
-    ("RANKED = True  # whether RANK is the kernel's joined rank (run_checked); bound likewise\n",
-     ""),
-    ("ONE_PASS_MAX = 32  # ONE_PASS_SERVERS of the driver compiler; bound likewise\n", ""),
-    ("DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise\n",
-     ""),  # DRAW, SCODE and TCODE are bound by _load
-    ("SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law\n",
-     ""),
-    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
-    ("LEAN = False  # whether the loop keeps only what customers find (waits, losses); bound "
-     "likewise\n", ""),
-)
+PLACEHOLDER = "# placeholder:"
+"""The mark of a line that a compiled copy of a template drops: each such line names one
+global (``from ... import x as NAME``, ``from ... import NAME`` or ``NAME = ...``) that the
+compiler binds instead, per copy. The lines keep the templates importable as plain modules
+(:mod:`recursions.engines._driver_template` runs JSW's block drivers, :mod:`recursions.engines.
+_heap` the heap engine's), and the compiler refuses a template whose placeholders are not
+exactly the names it binds."""
+
+_PLACEHOLDER_NAME = re.compile(r"^(?:from \S+ import \w+ as (\w+)|from \S+ import (\w+)|(\w+) = )")
+
+
+def _placeholders_out(src: str, bound: Collection[str], what: str) -> str:
+    """``src`` without its placeholder lines, checked to name exactly the globals ``bound``."""
+    kept, named = [], set()
+    for line in src.splitlines(keepends=True):
+        if PLACEHOLDER not in line:
+            kept.append(line)
+            continue
+        found = _PLACEHOLDER_NAME.match(line)
+        if found is None:  # guards the templates against edits
+            raise RuntimeError(f"{what}: a placeholder line names no global: {line!r}")
+        named.add(next(g for g in found.groups() if g))
+    if named != set(bound):  # guards the templates against edits
+        raise RuntimeError(f"{what}: its placeholders {sorted(named)} are not the names the "
+                           f"compiler binds {sorted(bound)}")
+    return "".join(kept)
+
+
+TEMPLATE_NAMES = ("STEP", "JOIN", "RANK", "FUSED", "PASS", "RANKED", "ONE_PASS_MAX", "DRAW",
+                  "SCODE", "TCODE", "LEAN", "jit")
+"""The globals a copy of the driver template has bound (:func:`_load`)."""
+
+HEAP_NAMES = ("DRAW", "SCODE", "TCODE", "POLICY", "WIDE", "LEAN", "jit")
+"""The globals a copy of the heap engine has bound (:func:`heap_drivers`)."""
 
 
 def _driver_source() -> str:
-    """The template's source, with the lines that name the kernel and ``jit`` taken out."""
+    """The template's source, without its placeholder lines (:data:`PLACEHOLDER`)."""
     src = (Path(__file__).with_name("_driver_template.py")).read_text()
-    for line, new in _TEMPLATE_EDITS:
-        if line not in src:  # pragma: no cover - guards the template against edits
-            raise RuntimeError(f"the driver template no longer has the line {line!r}")
-        src = src.replace(line, new)
-    return src
+    return _placeholders_out(src, TEMPLATE_NAMES, "the driver template")
 
 
 def _engine_text() -> str:
@@ -253,6 +261,7 @@ def _load(step: Any, source: str, key: str | None, jit: Any,
     bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
              "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
              "SCODE": scode, "TCODE": tcode, "LEAN": lean, "jit": jit}
+    assert set(bound) == set(TEMPLATE_NAMES)
     return _load_source("drivers", source, key, bound)
 
 
@@ -351,21 +360,6 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     return mod, how
 
 
-_HEAP_EDITS = (  # (line in the heap engine's module, what the compiled copy has instead)
-    ("from recursions.common._jit import jit\n", ""),
-    ("DRAW = False  # whether heap_steps draws inside the loop; bound by the driver compiler\n",
-     ""),
-    ("SCODE = 0  # the service law code run_heap_draws draws; bound by the driver compiler\n",
-     ""),
-    ("TCODE = 0  # the interarrival law code; bound likewise\n", ""),
-    ("POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound "
-     "likewise\n", ""),
-    ("WIDE = True  # the 4-ary heap with keys in heap order (else binary); the driver compiler "
-     "may bind\n", ""),
-    ("LEAN = False  # whether the loop keeps only what customers find (waits); bound likewise\n",
-     ""),
-)
-
 _HEAPS: dict[tuple[tuple[int, int], int, bool, bool], Any] = {}
 
 
@@ -397,11 +391,8 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
 
     from recursions import __version__
 
-    src = (Path(__file__).with_name("_heap.py")).read_text()
-    for line, new in _HEAP_EDITS:
-        if line not in src:  # pragma: no cover - guards heap.py against edits
-            raise RuntimeError(f"recursions/engines/_heap.py no longer has the line {line!r}")
-        src = src.replace(line, new)
+    src = _placeholders_out((Path(__file__).with_name("_heap.py")).read_text(), HEAP_NAMES,
+                            "recursions/engines/_heap.py")
     h = hashlib.sha256()
     for part in (src, _engine_text(), __version__, numba.__version__,
                  repr(sorted(JIT_OPTIONS.items())), repr(laws), *([repr(pol)] if pol >= 0 else []),

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recursions.common._jit import jit
+from recursions.common._jit import jit  # placeholder: bound to the cached, uncached or no jit
 from recursions.dists.kernel import draw_one, draw_one_p0
 from recursions.engines._accumulator import (
     ALL_BUSY,
@@ -61,18 +61,18 @@ from recursions.engines._accumulator import (
     load_batch,
     store_batch,
 )
-from recursions.model.maps import jsw as STEP  # the kernel; compiled_drivers binds each map's
-from recursions.model.maps import jsw_join as JOIN  # its join; compiled_drivers binds it
-from recursions.model.maps import jsw_joined_rank as RANK  # its joined rank; bound likewise
+from recursions.model.maps import jsw as STEP  # placeholder: the kernel
+from recursions.model.maps import jsw_join as JOIN  # placeholder: its join
+from recursions.model.maps import jsw_joined_rank as RANK  # placeholder: its joined rank
 
-FUSED = True  # whether JOIN + the driver's own drain is STEP; bound by compiled_drivers
-PASS = False  # whether advance joins by RANK in one branch-free pass; bound likewise
-RANKED = True  # whether RANK is the kernel's joined rank (run_checked); bound likewise
-ONE_PASS_MAX = 32  # ONE_PASS_SERVERS of the driver compiler; bound likewise
-DRAW = False  # whether these drivers draw inside the loop (run_draws); bound likewise
-SCODE = 0  # the service law code run_draws draws; bound by compiled_drivers per law
-TCODE = 0  # the interarrival law code; bound likewise
-LEAN = False  # whether the loop keeps only what customers find (waits, losses); bound likewise
+FUSED = True  # placeholder: whether JOIN + the driver's own drain is STEP
+PASS = False  # placeholder: whether advance joins by RANK in one branch-free pass
+RANKED = True  # placeholder: whether RANK is the kernel's joined rank (run_checked)
+ONE_PASS_MAX = 32  # placeholder: ONE_PASS_SERVERS of the driver compiler
+DRAW = False  # placeholder: whether these drivers draw inside the loop (run_draws)
+SCODE = 0  # placeholder: the service law code run_draws draws
+TCODE = 0  # placeholder: the interarrival law code
+LEAN = False  # placeholder: whether the loop keeps only what customers find
 
 
 @jit(inline="always")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from recursions.common._jit import jit
+from recursions.common._jit import jit  # placeholder: bound to the project's jit
 from recursions.common.codes import HeapPolicy
 from recursions.dists.kernel import draw_one
 from recursions.engines import _accumulator as eng
@@ -39,12 +39,12 @@ from recursions.model import maps as maps
 
 JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
-DRAW = False  # whether heap_steps draws inside the loop; bound by the driver compiler
-SCODE = 0  # the service law code run_heap_draws draws; bound by the driver compiler
-TCODE = 0  # the interarrival law code; bound likewise
-POLICY = -1  # the routing policy of a drawing copy, or -1 (read at run time); bound likewise
-WIDE = True  # the 4-ary heap with keys in heap order (else binary); the driver compiler may bind
-LEAN = False  # whether the loop keeps only what customers find (waits); bound likewise
+DRAW = False  # placeholder: whether heap_steps draws inside the loop
+SCODE = 0  # placeholder: the service law code run_heap_draws draws
+TCODE = 0  # placeholder: the interarrival law code
+POLICY = -1  # placeholder: the routing policy of a drawing copy, or -1 (read at run time)
+WIDE = True  # placeholder: the 4-ary heap with keys in heap order (else binary)
+LEAN = False  # placeholder: whether the loop keeps only what customers find (waits)
 
 
 @jit
