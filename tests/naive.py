@@ -123,6 +123,11 @@ def floyd(u, d, s):
     return out
 
 
+def kth_smallest(x, n, k):
+    """The ``k``-th smallest of ``x[:n]``, by sorting a list."""
+    return sorted(float(v) for v in x[:n])[k - 1]
+
+
 def redundancy(w, tau, u, classes, frame):
     """Cancel-on-completion redundancy (docs/theory/redundancy.md); returns (new w, time T).
 

@@ -42,7 +42,7 @@ import numpy as np
 from recursions.common._jit import jit
 from recursions.common.codes import LawCode
 
-__all__ = ["draw", "draw_one", "draw_one_p0", "lomax_transform"]
+__all__ = ["draw", "draw_known", "draw_one", "draw_one_p0", "lomax_transform"]
 
 _DET = int(LawCode.DETERMINISTIC)
 _EXP = int(LawCode.EXPONENTIAL)
@@ -83,6 +83,74 @@ def _search_right(cdf, start, size, u):
 
 
 @jit
+def _hyperexponential(params, gen):
+    """One draw of a hyperexponential law (:func:`draw_one`'s branch)."""
+    m = int(params[0])
+    j = _search_right(params, 1, m, gen.random())
+    if j > m - 1:
+        j = m - 1
+    return gen.standard_exponential() / params[1 + m + j]
+
+
+@jit
+def _coxian(params, gen):
+    """One draw of a Coxian law (:func:`draw_one`'s branch)."""
+    m = int(params[0])
+    x = 0.0
+    for k in range(m):
+        x += gen.standard_exponential() / params[1 + k]
+        if k < m - 1 and not gen.random() < params[1 + m + k]:
+            break
+    return x
+
+
+@jit
+def _empirical(params, gen):
+    """One draw of an empirical law (:func:`draw_one`'s branch)."""
+    m = int(params[0])
+    j = _search_right(params, 1, m, gen.random())
+    return params[1 + m + j]
+
+
+@jit(inline="always")
+def draw_known(code, params, gen):
+    """:func:`draw_one` inlined where it is called: the same numbers.
+
+    Where ``code`` is a constant of the caller (the drivers compiled for two law codes), the
+    compiler drops every other law's branch before it types the code, so a first compile
+    builds only the caller's own samplers (all of them cost about a second).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from recursions.dists import Lomax
+    >>> code, params = Lomax(2.5, mean=1.0).kernel_sampler()
+    >>> a = draw_known(int(code), params, np.random.default_rng(3))
+    >>> a == Lomax(2.5, mean=1.0).sample(np.random.default_rng(3), 1)[0]
+    True
+    """
+    if code == _EXP:
+        return params[0] * gen.standard_exponential()
+    if code == _DET:
+        return params[0]
+    if code == _ERL:
+        return params[1] * gen.standard_gamma(params[0])
+    if code == _UNI:
+        return params[0] + params[1] * gen.random()
+    if code == _LGN:
+        return math.exp(params[0] + params[1] * gen.standard_normal())
+    if code == _LMX:
+        return params[1] * math.expm1(gen.standard_exponential() / params[0])
+    if code == _HYP:
+        return _hyperexponential(params, gen)
+    if code == _COX:
+        return _coxian(params, gen)
+    if code == _EMP:
+        return _empirical(params, gen)
+    raise ValueError("unknown law code")
+
+
+@jit
 def draw_one(code, params, gen):
     """One draw of the law ``(code, params)``: exactly ``law.sample(gen, 1)[0]``.
 
@@ -99,37 +167,7 @@ def draw_one(code, params, gen):
     -------
     float
     """
-    if code == _EXP:
-        return params[0] * gen.standard_exponential()
-    if code == _DET:
-        return params[0]
-    if code == _ERL:
-        return params[1] * gen.standard_gamma(params[0])
-    if code == _UNI:
-        return params[0] + params[1] * gen.random()
-    if code == _LGN:
-        return math.exp(params[0] + params[1] * gen.standard_normal())
-    if code == _LMX:
-        return params[1] * math.expm1(gen.standard_exponential() / params[0])
-    if code == _HYP:
-        m = int(params[0])
-        j = _search_right(params, 1, m, gen.random())
-        if j > m - 1:
-            j = m - 1
-        return gen.standard_exponential() / params[1 + m + j]
-    if code == _COX:
-        m = int(params[0])
-        x = 0.0
-        for k in range(m):
-            x += gen.standard_exponential() / params[1 + k]
-            if k < m - 1 and not gen.random() < params[1 + m + k]:
-                break
-        return x
-    if code == _EMP:
-        m = int(params[0])
-        j = _search_right(params, 1, m, gen.random())
-        return params[1 + m + j]
-    raise ValueError("unknown law code")
+    return draw_known(code, params, gen)
 
 
 @jit(inline="always")
@@ -173,7 +211,7 @@ def draw_one_p0(code, p0, params, gen):
         return p0 * gen.standard_exponential()
     if code == _DET:
         return p0
-    return draw_one(code, params, gen)
+    return draw_known(code, params, gen)
 
 
 @jit

@@ -37,7 +37,7 @@ that fails to load is removed and rebuilt once. ``rc.clear_cache()`` or
 :func:`drivers_of` is what the rest of the library asks: the drivers that iterate a system
 (a system declares its kernel; its drivers are the engines'), refused for a system that has
 no map on workload vectors, and for a user's :class:`recursions.Map` its contract checked
-and the drivers warmed on first use.
+on first use (each driver compiles on its first call: a run compiles only what it uses).
 """
 
 from __future__ import annotations
@@ -46,15 +46,12 @@ import hashlib
 import inspect
 import re
 import sys
-import time
 import types
 import warnings
 import weakref
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
-
-import numpy as np
 
 if TYPE_CHECKING:
     from recursions.model._bounds import Envelope
@@ -67,12 +64,11 @@ from recursions.common._caches import temporary_name as _temporary_name  # noqa:
 from recursions.common._jit import JIT_OPTIONS, is_dispatcher
 from recursions.common._jit import jit as _project_jit
 from recursions.common.codes import LawCode
-from recursions.engines._accumulator import N_STATS, empty_path
 from recursions.model import _system
 from recursions.model._user_map import SlowMapWarning
 
 __all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_of",
-           "drivers_root", "heap_drivers", "uses_one_pass", "warm"]
+           "drivers_root", "heap_drivers", "uses_one_pass"]
 
 ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_caches.py",
                   "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
@@ -411,26 +407,6 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
     return mod
 
 
-def warm(mod: Any, servers: int, m: int, params: np.ndarray) -> None:
-    """Compile every block driver once, with the argument types the library passes.
-
-    ``run_draws`` is left out: it runs on the drivers compiled for the input's law codes
-    (``compiled_drivers(step, laws)``), compiled on first use.
-    """
-    S = servers
-    W = np.zeros((1, S))
-    sig, tau, U = np.zeros((1, 1)), np.zeros((1, 1)), np.zeros((1, 1, m))
-    acc = np.zeros((1, 1, N_STATS))
-    hist = np.zeros((1, 1, 1))
-    mod.run_chunk(params, W, sig, tau, U, False, 0, 1, 1, np.zeros(0), 0.0, 1, acc, hist,
-                  empty_path())
-    mod.run_path(params, np.zeros(S), sig[0], tau[0], U[0])
-    mod.step_once(params, np.zeros(S), 0.0, 0.0, np.zeros(max(m, 1)))
-    mod.apply_rows(params, np.zeros((1, S)), np.zeros(1), np.zeros(1), np.zeros((1, m)),
-                   np.zeros(1))
-    mod.couple_chunk(params, np.zeros(S), np.zeros(S), sig[0], tau[0], U[0])
-
-
 def drivers_of(system: System) -> Any:
     """The compiled drivers that iterate ``system``'s map.
 
@@ -479,38 +455,32 @@ def drivers_of(system: System) -> Any:
     return compiled_drivers(system.kernel)[0]
 
 
-_ANNOUNCED: set[int] = set()  # steps whose compile time (or slowness) was already said
+_ANNOUNCED: set[int] = set()  # plain Python steps whose slowness was already said
 _MAP_DRIVERS: dict[int, Any] = {}  # id(map) -> its drivers, while the map lives
 
 
 def _map_drivers(m: Map) -> Any:
-    """The drivers of a user's map: its contract checked, then compiled, on first use.
+    """The drivers of a user's map: its contract checked, then their source bound, on first use.
 
     Once per map (a copy, as in a worker process, checks and loads them again, from
     numba's cache): the contract check on a short sample unless ``check=False``
-    (:meth:`recursions.Map.check_contract`), the drivers compiled and warmed (a line on
-    stderr says how long that took, once per step function; a plain Python step gets a
-    :class:`recursions.SlowMapWarning` instead), and with ``check="always"`` the parallel
-    drivers run serially (:func:`_serial_drivers`).
+    (:meth:`recursions.Map.check_contract`), and with ``check="always"`` the parallel
+    drivers run serially (:func:`_serial_drivers`). Nothing is compiled here: each driver
+    compiles on its first call, so a run compiles only what it uses (a ``simulate`` that
+    draws in the loop compiles none of these, :func:`check_monotone
+    <coupling.check_monotone>` only ``apply_rows``). A plain Python step gets a
+    :class:`recursions.SlowMapWarning`, once per step function.
     """
     cached = _MAP_DRIVERS.get(id(m))
     if cached is not None:
         return cached
     if m.check:
         m.check_contract(samples=200)
-    t0 = time.perf_counter()
     mod, how = compiled_drivers(m.kernel)
-    first = id(m.step_function) not in _ANNOUNCED
-    if how == "python" and first:
+    if how == "python" and id(m.step_function) not in _ANNOUNCED:
         warnings.warn(f"rc.Map {m.name!r}: the step is a plain Python function, so "
                       "every driver runs as plain Python (about 100x slower); decorate "
                       "it with @numba.njit", SlowMapWarning, stacklevel=4)
-    if how != "python" and first:
-        warm(mod, m.servers, m.uniforms, m.params)
-        note = {"cached": "numba caches them for later processes",
-                "uncached": "not cached: the step is a closure or has no source"}[how]
-        print(f"rc.Map {m.name!r}: drivers ready in {time.perf_counter() - t0:.1f} s "
-              f"({note})", file=sys.stderr)
     _ANNOUNCED.add(id(m.step_function))
     if m.check == "always":
         mod = _serial_drivers(mod)

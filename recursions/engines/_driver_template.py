@@ -44,7 +44,7 @@ import numba
 import numpy as np
 
 from recursions.common._jit import jit  # placeholder: bound to the cached, uncached or no jit
-from recursions.dists.kernel import draw_one, draw_one_p0
+from recursions.dists.kernel import draw_known, draw_one_p0
 from recursions.engines._accumulator import (
     ALL_BUSY,
     ARRIVALS,
@@ -73,6 +73,17 @@ DRAW = False  # placeholder: whether these drivers draw inside the loop (run_dra
 SCODE = 0  # placeholder: the service law code run_draws draws
 TCODE = 0  # placeholder: the interarrival law code
 LEAN = False  # placeholder: whether the loop keeps only what customers find
+
+
+@jit(inline="always")
+def copy_into(dst, src):
+    """``dst[:] = src`` for two vectors of one length, as a loop.
+
+    Numba's slice assignment compiles its message for a shape mismatch, string formatting
+    and all: about 2 s of a first compile, which a loop does not have.
+    """
+    for i in range(src.size):
+        dst[i] = src[i]
 
 
 @jit(inline="always")
@@ -151,9 +162,9 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
     With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag cost a
-    tenth of the loop's time) the service times are ``draw_one(SCODE, spar, gs)`` (or
+    tenth of the loop's time) the service times are ``draw_known(SCODE, spar, gs)`` (or
     :func:`~recursions.dists.kernel.draw_one_p0`), the interarrival times
-    ``draw_one(TCODE, tpar, gt)`` and the ``m`` routing uniforms
+    ``draw_known(TCODE, tpar, gt)`` and the ``m`` routing uniforms
     ``gu.random()`` each, customer after customer (the numbers of ``law.sample(gs, n)``,
     ``law.sample(gt, n)`` and ``gu.random((n, m))``); otherwise they are read from ``sig``,
     ``tau``, ``U``. ``acc``, ``hist`` and ``path`` are this replication's rows (see
@@ -169,8 +180,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     s = w.size
     # the state lives in `cur`; the branch-free pass writes the next state into `spare` and
     # the two swap (copied back into w at the end)
-    cur = np.empty(s)
-    cur[:] = w
+    cur = w.copy()
     spare = np.empty(s)
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
@@ -198,8 +208,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     sp0 = spar[0] if spar.size > 0 else 0.0
     tp0 = tpar[0] if tpar.size > 0 else 0.0
     if DRAW and n > 0:  # the law codes are constants: only the law's own branch exists
-        next_sigma = draw_one_p0(SCODE, sp0, spar, gs) if PASS else draw_one(SCODE, spar, gs)
-        next_ta = draw_one_p0(TCODE, tp0, tpar, gt) if PASS else draw_one(TCODE, tpar, gt)
+        next_sigma = draw_one_p0(SCODE, sp0, spar, gs) if PASS else draw_known(SCODE, spar, gs)
+        next_ta = draw_one_p0(TCODE, tp0, tpar, gt) if PASS else draw_known(TCODE, tpar, gt)
     for k in range(n):
         if DRAW:
             sigma = next_sigma
@@ -209,8 +219,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     next_sigma = draw_one_p0(SCODE, sp0, spar, gs)
                     next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
                 else:
-                    next_sigma = draw_one(SCODE, spar, gs)
-                    next_ta = draw_one(TCODE, tpar, gt)
+                    next_sigma = draw_known(SCODE, spar, gs)
+                    next_ta = draw_known(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -298,7 +308,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 if not LEAN and found_hist:  # histogram of what was found
                     jf = bin0 if bin0 >= 0 and found == x0 else level_bin(grid, h, found)
                     hist[b, off + jf] += 1.0
-    w[:] = cur
+    copy_into(w, cur)
     if collect:
         store_batch(acc, b, c)
 
@@ -477,15 +487,14 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
     """
     n = sig.size
     s = w.size
-    cur = np.empty(s)
-    cur[:] = w
+    cur = w.copy()
     spare = np.empty(s)
     nxt = n % every  # the next k whose time -(n - k) is a checkpoint
     for k in range(n):
         if k == nxt:
             nxt += every
             if meets_checkpoint(cur, ck, (n - k) // every, n - k <= jref, write):
-                w[:] = cur
+                copy_into(w, cur)
                 return n - k
         r = RANK(cur, U[k], params)
         ta = tau[k]
@@ -496,7 +505,7 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
         else:
             insert_drain(cur, spare, r, cur[r] + sig[k], ta)
             cur, spare = spare, cur
-    w[:] = cur
+    copy_into(w, cur)
     return -1
 
 

@@ -33,9 +33,10 @@ import numpy as np
 
 from recursions.common._jit import jit  # placeholder: bound to the project's jit
 from recursions.common.codes import HeapPolicy
-from recursions.dists.kernel import draw_one
+from recursions.dists.kernel import draw_known
 from recursions.engines import _accumulator as eng
 from recursions.model import maps as maps
+from recursions.vectors import kth_smallest
 
 JSW, JIQ, RANDOM, LEAST_OF_D, REDUNDANCY = (int(c) for c in HeapPolicy)
 REBASE = 2.0**20
@@ -158,7 +159,7 @@ def redundancy_event(params, E, K, heap, pos, t, u):
     for q in range(d):
         x = E[ids[q]] - t
         done[q] = (x if x > 0.0 else 0.0) + u[1 + dmax + q]
-    resp = np.sort(done)[k - 1]
+    resp = kth_smallest(done, d, k, np.empty(d))
     for q in range(d):
         i = ids[q]
         x = E[i] - t
@@ -196,6 +197,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
         raise ValueError("this engine was compiled for the other way of drawing")
     if POLICY >= 0:  # a copy compiled for one policy: the branches below fold away
         policy = POLICY
+    if DRAW and policy == REDUNDANCY:  # so the drawing copies leave redundancy uncompiled
+        raise ValueError("the heap engine's drawing copies do not run redundancy")
     n = e.size
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     c = np.zeros(acc.shape[1])
@@ -218,8 +221,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     next_sigma = 0.0
     next_ta = 0.0
     if ahead and nk > 0:
-        next_sigma = draw_one(SCODE, spar, gs)  # constants: only the law's own branch exists
-        next_ta = draw_one(TCODE, tpar, gt)
+        next_sigma = draw_known(SCODE, spar, gs)  # constants: only the law's own branch exists
+        next_ta = draw_known(TCODE, tpar, gt)
     for k in range(nk):
         if by_time and elapsed >= horizon:
             break
@@ -227,14 +230,14 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
             sigma = next_sigma
             ta = next_ta
             if k + 1 < nk:
-                next_sigma = draw_one(SCODE, spar, gs)
-                next_ta = draw_one(TCODE, tpar, gt)
+                next_sigma = draw_known(SCODE, spar, gs)
+                next_ta = draw_known(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
         elif DRAW:
-            sigma = draw_one(SCODE, spar, gs)
-            ta = draw_one(TCODE, tpar, gt)
+            sigma = draw_known(SCODE, spar, gs)
+            ta = draw_known(TCODE, tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -286,6 +289,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
                 found = 0.0
             e[j] = t + found + sigma
             grew(e, K, hp, ps, j)
+        elif DRAW:  # never reached: redundancy draws its job classes' sizes, never in here
+            found = 0.0
         else:
             found = redundancy_event(params, e, K, hp, ps, t, uk)
         if collect:

@@ -36,7 +36,15 @@ import numpy as np
 
 from recursions.common._jit import jit
 from recursions.common.codes import LOST, EnvelopeBase
-from recursions.vectors import add_at_rank, drain, floyd_ranks, least_of_d_rank, random_rank, resort
+from recursions.vectors import (
+    add_at_rank,
+    drain,
+    floyd_ranks,
+    kth_smallest,
+    least_of_d_rank,
+    random_rank,
+    resort,
+)
 
 _ENV_JPSW, _ENV_JIQ = int(EnvelopeBase.JPSW), int(EnvelopeBase.JIQ)
 
@@ -266,7 +274,7 @@ def redundancy(w, sigma, tau, u, params):
     done = np.empty(d)
     for q in range(d):
         done[q] = w[ranks[q]] + u[1 + dmax + q]
-    t = np.sort(done)[k - 1]
+    t = kth_smallest(done, d, k, np.empty(d))
     for q in range(d):
         r = ranks[q]
         x = w[r]

@@ -34,6 +34,7 @@ from recursions.dists import as_law
 from recursions.model import maps as maps
 from recursions.model._inputs import check_input
 from recursions.model._system import System
+from recursions.vectors import kth_smallest
 
 if TYPE_CHECKING:
     from recursions.model._renewal_inputs import PoissonArrivals, RenewalArrivals
@@ -520,6 +521,7 @@ def free_chunk(params, p, U, eta):
     dmax = int(params[2])
     ranks = np.empty(dmax, dtype=np.int64)
     done = np.empty(dmax)
+    scratch = np.empty(dmax)
     for i in range(U.shape[0]):
         u = U[i]
         j = maps.redundancy_class(params, u[0])
@@ -528,7 +530,7 @@ def free_chunk(params, p, U, eta):
         maps.floyd_ranks(u[1:1 + d], d, n, ranks)
         for q in range(d):
             done[q] = p[ranks[q]] + u[1 + dmax + q]
-        t = np.sort(done[:d])[k - 1]
+        t = kth_smallest(done, d, k, scratch)
         e = 0.0
         for q in range(d):
             r = ranks[q]

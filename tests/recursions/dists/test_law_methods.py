@@ -39,7 +39,7 @@ from recursions.dists import (
     Uniform,
     as_law,
 )
-from recursions.dists.kernel import draw, draw_one, draw_one_p0
+from recursions.dists.kernel import draw, draw_known, draw_one, draw_one_p0
 from tests.marks import UNTRUSTED
 
 Z = 4.5
@@ -469,6 +469,17 @@ def test_kernel_draws_are_sample_bit_for_bit(key, n):
     g_p0 = np.random.default_rng(seed)
     p0 = np.array([draw_one_p0(code, params[0], params, g_p0) for _ in range(n)])
     np.testing.assert_array_equal(p0, one)
+    if n == 2000:  # with the code a constant of the caller, as in the drivers
+        const = int(code)
+
+        @numba.njit
+        def fixed(params, gen, n):
+            out = np.empty(n)
+            for i in range(n):
+                out[i] = draw_known(const, params, gen)
+            return out
+
+        np.testing.assert_array_equal(fixed(params, np.random.default_rng(seed), n), one)
 
 
 def test_kernel_sampler_inside_a_users_kernel():
