@@ -12,7 +12,10 @@ The cases: the first ``simulate`` of a built-in system (``JSW(3)``, 10^5 arrival
 user's ``rc.Map`` (4 servers, least of two random ranks) and its first ``check_monotone``;
 the first call of each family (the JIQ heap engine, ``Redundancy``, a queue-length policy,
 ``check_stability``, ``loynes``, ``perfect_sample``); and an edited map run again in the same
-process (the second map's first ``simulate``, printed by the child, wall seconds).
+process (the second map's first ``simulate``, printed by the child, wall seconds). Last, the
+price of a short run of a user's map on the loop that calls its step through a pointer: its
+CPU time over that of the map's own compiled copy, 10^6 arrivals, alternating runs in one
+process.
 
 Run: ``python benchmarks/first_result.py [--quick] [--csv]``.
 """
@@ -135,6 +138,28 @@ def rounds_of(rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float
     return cpu, ratio
 
 
+POINTER = MAP + '''
+import time
+from recursions.engines import _workload_engines as we
+
+def cpu(own):
+    we.POINTER_ARRIVALS = 0 if own else 10**9
+    t = time.process_time()
+    rc.simulate(m, inp, steps=10**6, rng=1)
+    return time.process_time() - t
+
+cpu(False), cpu(True)  # compile both loops first
+for _ in range(ROUNDS):
+    print("POINTER", cpu(False) / cpu(True))
+'''
+
+
+def pointer_cost(rounds: int) -> list[float]:
+    """CPU time of the pointer loop over the map's own copy, 10^6 arrivals, alternating runs."""
+    out = run_cold(POINTER.replace("ROUNDS", str(rounds)))[2]
+    return [float(line.split()[1]) for line in out.splitlines() if line.startswith("POINTER")]
+
+
 def main(quick: bool = False) -> Rows:
     rounds = 1 if quick else 3
     cpu, ratio = rounds_of(rounds)
@@ -152,6 +177,11 @@ def main(quick: bool = False) -> Rows:
           "the edited map's first simulate)")
     rows.append({"case": "edited rc.Map, same process (wall)", "runs": rounds, "cpu_min": e0,
                  "cpu_median": e1, "cpu_max": e2})
+    p0, p1, p2 = spread(pointer_cost(5 if quick else 9))
+    print(f"{'pointer loop / own copy':<30} {p0:6.2f} {p1:6.2f} {p2:6.2f}   (CPU time of a run of "
+          "10^6 arrivals of the rc.Map, alternating)")
+    rows.append({"case": "pointer loop / own copy (CPU, 10^6 arrivals)", "runs": 5 if quick
+                 else 9, "ratio_min": p0, "ratio_median": p1, "ratio_max": p2})
     return finish(rows, ("case",), "first_result")
 
 

@@ -526,8 +526,14 @@ def user_map_rows(n: int, repeat: int = 3) -> Rows:
     ``rc.Map(rc.maps.jsw, ...)`` is the built-in kernel through the user's door: it gets the
     built-in's drivers (the fused drain, the one-pass join at 2 to 32 servers). ``own_jsw``
     is the same map written separately, as a user would: its drivers call it as a whole
-    step, with no fused drain and no one-pass join.
+    step, with no fused drain and no one-pass join. The runs are long ones (at least twice
+    :data:`recursions.engines._workload_engines.POINTER_ARRIVALS`), which compile the map
+    into its own copy of the loop; shorter runs call the step through a pointer
+    (``benchmarks/first_result.py`` measures both).
     """
+    from recursions.engines._workload_engines import POINTER_ARRIVALS
+
+    n = max(n, 2 * POINTER_ARRIVALS)
     with tempfile.TemporaryDirectory() as cache:
         cold = map_first_call_seconds(cache)
         warm = map_first_call_seconds(cache)

@@ -68,7 +68,7 @@ from recursions.model import _system
 from recursions.model._user_map import SlowMapWarning
 
 __all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_of",
-           "drivers_root", "heap_drivers", "uses_one_pass"]
+           "drivers_root", "heap_drivers", "pointer_drivers", "uses_one_pass"]
 
 ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_caches.py",
                   "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
@@ -241,20 +241,26 @@ Set from the table of ``docs/benchmarks.md``, section :ref:`The one-pass range
 
 def _load(step: Any, source: str, key: str | None, jit: Any,
           laws: tuple[int, int] | None = None, one_pass: bool = False,
-          lean: bool = False) -> tuple[Any, bool]:
+          lean: bool = False, pointer: bool = False) -> tuple[Any, bool]:
     """Execute the driver source with ``STEP``, ``JOIN``, ``RANK``, the flags, ``jit`` bound.
 
-    Returns the module and whether it was loaded from the on-disk cache folder.
+    With ``pointer``, ``STEP`` is :func:`~recursions.engines._step_pointer.call_step` (the
+    step comes with the parameters) and ``step`` only chooses the stand-ins. Returns the
+    module and whether it was loaded from the on-disk cache folder.
     """
+    from recursions.engines._step_pointer import call_step
     from recursions.model import maps as maps
 
     join, fused = _join_of(step)
     rank = _rank_of(step)
+    if pointer:  # a user's step: neither a drain-last kernel nor a ranked one
+        join, fused, rank = maps.jsw_join, False, None
     ranked = rank is not None
     if rank is None:  # a stand-in, never called (PASS and RANKED are false)
         rank = maps.jsw_joined_rank if is_dispatcher(step) else maps.jsw_joined_rank.py_func
     scode, tcode = _NO_LAWS if laws is None else laws
-    bound = {"STEP": step, "JOIN": join, "FUSED": fused, "RANK": rank, "PASS": one_pass,
+    bound = {"STEP": call_step if pointer else step, "JOIN": join, "FUSED": fused, "RANK": rank,
+             "PASS": one_pass,
              "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
              "SCODE": scode, "TCODE": tcode, "LEAN": lean, "jit": jit}
     assert set(bound) == set(TEMPLATE_NAMES)
@@ -303,7 +309,8 @@ _WARNED: set[int] = set()
 
 
 def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = None,
-                     servers: int | None = None, lean: bool = False) -> tuple[Any, str]:
+                     servers: int | None = None, lean: bool = False,
+                     pointer: bool = False) -> tuple[Any, str]:
     """The drivers of the template compiled for the kernel ``step``, and how.
 
     Parameters
@@ -328,6 +335,11 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         ``overflow_work`` and ``mean_response``), not the state they see (total workload,
         busy servers, profile snapshots, the histogram of waits), whose sums stay zero.
         The numbers it keeps are those of the full copy, bit for bit.
+    pointer : bool, default False
+        With ``laws``, for a compiled step: ``run_draws`` on the one copy of the loop that
+        calls its step through a pointer (:mod:`recursions.engines._step_pointer`), compiled
+        once for every step and cached on disk, so a new or edited step costs only its own
+        compile. The same numbers; slower by a call per arrival (:func:`pointer_drivers`).
 
     Returns
     -------
@@ -338,6 +350,9 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     """
     if laws is not None:
         laws = (int(laws[0]), int(laws[1]))
+    if pointer and laws is not None and is_dispatcher(step) and _rank_of(step) is None \
+            and not _join_of(step)[1]:
+        return pointer_drivers(step, laws, lean), "pointer"
     one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
     lean = bool(lean) and laws is not None
     hit = _DRIVERS.get((id(step), laws, one, lean))
@@ -354,6 +369,67 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         mod, _ = _load(step, source, None, _python_jit, laws, one, lean)
     _DRIVERS[(id(step), laws, one, lean)] = (step, mod, how)
     return mod, how
+
+
+_POINTER_LOOPS: dict[tuple[tuple[int, int], bool], Any] = {}
+
+
+class _PointerDrivers:
+    """``run_draws`` of one step on the pointer copy of the loop (:func:`pointer_drivers`)."""
+
+    def __init__(self, mod: Any, step: Any) -> None:
+        from recursions.engines._step_pointer import StepPointer
+
+        self.mod, self.pointer = mod, StepPointer(step)
+
+    def run_draws(self, params: Any, *rest: Any) -> None:
+        """The template's ``run_draws`` with the step carried in ``params``.
+
+        An exception of the step (reported as unraisable inside the loop) is raised here.
+        """
+        from recursions.engines._step_pointer import raising_unraisable
+
+        with raising_unraisable():
+            self.mod.run_draws((self.pointer, params), *rest)
+
+
+def pointer_drivers(step: Any, laws: tuple[int, int], lean: bool = False) -> Any:
+    """``run_draws`` for the compiled ``step`` on the loop that calls steps through a pointer.
+
+    The loop is the template compiled once per pair of law codes (and ``lean``) with ``STEP``
+    calling the step carried in the parameters (:mod:`recursions.engines._step_pointer`),
+    keyed and cached on disk like every other copy, without the step in the key: a new or
+    edited step compiles only itself. For the steps of users' maps only (a built-in kernel
+    has its own compiled copy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from recursions.model.maps import jsw
+    >>> drivers = pointer_drivers(jsw, (1, 1))
+    >>> hasattr(drivers, "run_draws")
+    True
+    """
+    import numba
+
+    from recursions import __version__
+
+    laws, lean = (int(laws[0]), int(laws[1])), bool(lean)
+    mod = _POINTER_LOOPS.get((laws, lean))
+    if mod is None:
+        h = hashlib.sha256()
+        pointer_text = Path(__file__).with_name("_step_pointer.py").read_text()
+        for part in (_driver_source(), _engine_text(), pointer_text, __version__,
+                     numba.__version__, repr(sorted(JIT_OPTIONS.items())), repr(laws),
+                     "pointer", *(["lean"] if lean else [])):
+            h.update(part.encode())
+            h.update(b"\0")
+        from recursions.model import maps as maps
+
+        mod, _ = _load(maps.jsw, _driver_source(), h.hexdigest()[:24], _project_jit, laws,
+                       False, lean, pointer=True)
+        _POINTER_LOOPS[(laws, lean)] = mod
+    return _PointerDrivers(mod, step)
 
 
 _HEAPS: dict[tuple[tuple[int, int], int, bool, bool], Any] = {}

@@ -375,9 +375,23 @@ class DenseEngine(_WorkloadEngine):
             # a map that checks its runs (rc.Map) reads the workload sums: never lean
             lean = plan.lean and type(system).check_run is System.check_run
             law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
-                                           system.servers, lean=lean)[0]
+                                           system.servers, lean=lean,
+                                           pointer=system.user_step and _short(plan))[0]
         return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
                          drivers=drivers)
+
+
+POINTER_ARRIVALS = 1_000_000
+"""The most arrivals (warm-up and measured, over the replications) of a run of a user's map
+on the loop that calls its step through a pointer (:mod:`recursions.engines._step_pointer`):
+compiled once for every step, so a new or edited map's first result comes in about a second,
+and slower by a call per arrival, so longer runs compile the map into its own copy of the
+loop (the same numbers). Set from :ref:`bench-first-result`."""
+
+
+def _short(plan: RunPlan) -> bool:
+    """Whether ``plan`` is short enough for the pointer loop (:data:`POINTER_ARRIVALS`)."""
+    return ((plan.steps or 0) + plan.warmup) * plan.replications <= POINTER_ARRIVALS
 
 
 class HeapEngine(_WorkloadEngine):

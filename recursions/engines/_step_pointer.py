@@ -1,0 +1,115 @@
+"""A user's step called through a pointer: one compiled loop for every map.
+
+The drivers of :mod:`recursions.engines._driver_template` call the kernel ``STEP`` by name,
+so each map gets a copy of the loop with its step compiled in: the fastest loop, and seconds
+of compiling for every new or edited step. The copy compiled here instead binds ``STEP`` to
+:func:`call_step`, which calls the step through a first-class function pointer carried with
+its parameters, ``params = (StepPointer(step), params)``: one loop per pair of law codes,
+compiled once (and cached on disk), and each new step costs only its own compile. The
+numbers are those of the compiled-in copy; the loop is slower by the call it cannot inline
+(measured on the benchmarks page, section :ref:`bench-first-result`), so the engines run it
+for short runs only (:data:`recursions.engines._workload_engines.POINTER_ARRIVALS`).
+
+A step called through a pointer cannot raise into the loop: numba reports the exception as
+unraisable and the call returns 0. :func:`raising_unraisable` turns that report back into
+the step's exception after the run, so an error is never a silent number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from numba.core import types
+from numba.core.errors import NumbaExperimentalFeatureWarning
+from numba.core.types.function_type import WrapperAddressProtocol
+
+from recursions.common._jit import jit
+
+__all__ = ["SIGNATURE", "StepPointer", "call_step", "raising_unraisable"]
+
+
+SIGNATURE = types.float64(types.float64[::1], types.float64, types.float64,
+                          types.float64[::1], types.float64[::1])
+"""``step(w, sigma, tau, u, params) -> found`` as the drawing loop calls it."""
+
+
+class StepPointer(WrapperAddressProtocol):
+    """A compiled step as a first-class function of :data:`SIGNATURE`.
+
+    Numba types it by its signature alone, so a loop that takes it compiles once for every
+    step (a step passed as itself is typed by its own identity, and the loop recompiled).
+
+    Examples
+    --------
+    >>> from recursions.model.maps import jsw
+    >>> StepPointer(jsw).signature() == SIGNATURE
+    True
+    """
+
+    def __init__(self, step: Any) -> None:
+        self.step = step
+        step.compile(SIGNATURE.args)
+
+    def __wrapper_address__(self) -> int:
+        """The address of the step's C wrapper for :data:`SIGNATURE`."""
+        cres = self.step.get_compile_result(SIGNATURE)
+        return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name))
+
+    def signature(self) -> Any:
+        """:data:`SIGNATURE`."""
+        return SIGNATURE
+
+
+@jit(inline="always")
+def call_step(w, sigma, tau, u, params):  # type: ignore[no-untyped-def]
+    """``STEP`` of the pointer copy: ``params[0]``, the step, on ``params[1]``."""
+    return params[0](w, sigma, tau, u, params[1])
+
+
+_LOCAL = threading.local()
+_LOCK = threading.Lock()
+
+
+def _hook(report: Any) -> None:
+    """``sys.unraisablehook`` while pointer loops run: keep a step's exception for its thread."""
+    caught = getattr(_LOCAL, "caught", None)
+    if caught is not None and report.exc_value is not None:
+        caught.append(report.exc_value)
+    else:
+        _hook.previous(report)  # type: ignore[attr-defined]
+
+
+_hook.previous = sys.unraisablehook  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def raising_unraisable() -> Iterator[None]:
+    """Raise, after the block, the first exception a step of this thread reported in it.
+
+    The hook that keeps them is put in front of whatever ``sys.unraisablehook`` is at the
+    time (and passes on the reports of other code and other threads), so replications that
+    run in threads each get their own step's exception. Numba's warning that first-class
+    functions are experimental, given each time a loop is called with one, is silenced (a
+    filter for that message alone, put first again at each call): the pointer loop is tested
+    against the compiled-in copy, number for number.
+    """
+    warnings.filterwarnings("ignore", message="First-class function type feature is "
+                            "experimental", category=NumbaExperimentalFeatureWarning)
+    with _LOCK:
+        if sys.unraisablehook is not _hook:
+            _hook.previous = sys.unraisablehook  # type: ignore[attr-defined]
+            sys.unraisablehook = _hook
+    outer = getattr(_LOCAL, "caught", None)
+    caught: list[BaseException] = []
+    _LOCAL.caught = caught
+    try:
+        yield
+    finally:
+        _LOCAL.caught = outer
+    if caught:
+        raise caught[0]

@@ -1,0 +1,90 @@
+"""A user's map on the loop that calls its step through a pointer: the same numbers."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import recursions as rc
+from recursions.engines import _driver_compiler as dc
+from recursions.engines import _workload_engines as we
+from recursions.vectors import add_at_rank, drain, random_rank
+
+# the runs are short: what is compared is their numbers, not whether their intervals hold
+pytestmark = pytest.mark.filterwarnings("ignore::recursions.SimulationWarning")
+
+INPUT = rc.Poisson(3.2, rc.dists.Exponential(1.0))
+STATS = ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "mean_response")
+
+
+@numba.njit
+def least_of_two(w, sigma, tau, u, params):
+    r = min(random_rank(u[0], w.size), random_rank(u[1], w.size))
+    found = add_at_rank(w, 0, w.size, r, sigma)
+    drain(w, tau)
+    return found
+
+
+@numba.njit
+def least_of_three(w, sigma, tau, u, params):
+    r = min(random_rank(u[0], w.size), random_rank(u[1], w.size), random_rank(u[2], w.size))
+    found = add_at_rank(w, 0, w.size, r, sigma * params[0])
+    drain(w, tau)
+    return found
+
+
+@numba.njit
+def refuses_long_jobs(w, sigma, tau, u, params):
+    if sigma > 4.0:
+        raise ValueError("a job longer than 4")
+    found = add_at_rank(w, 0, w.size, 0, sigma)
+    drain(w, tau)
+    return found
+
+
+def _both(monkeypatch, system, inp, **kw):
+    """The run on the pointer loop, and on the map's own compiled copy."""
+    pointer = rc.simulate(system, inp, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(we, "POINTER_ARRIVALS", 0)
+        own = rc.simulate(system, inp, **kw)
+    return pointer, own
+
+
+@pytest.mark.parametrize("kw", [dict(steps=20_000, rng=3),
+                                dict(steps=20_000, rng=4, replications=3, warmup=1000),
+                                dict(steps=20_000, rng=5, statistics=("p_wait", "mean_wait"))])
+def test_the_pointer_loop_gives_the_numbers_of_the_maps_own_copy(monkeypatch, kw):
+    system = rc.Map(least_of_two, servers=4, uniforms=2)
+    pointer, own = _both(monkeypatch, system, INPUT, **kw)
+    for name in STATS:
+        assert getattr(pointer, name) == getattr(own, name), name
+    assert pointer.engine == own.engine == "dense"
+
+
+def test_one_loop_serves_every_step(monkeypatch):
+    rc.simulate(rc.Map(least_of_two, servers=4, uniforms=2), INPUT, steps=5000, rng=1)
+    edited = rc.Map(least_of_three, servers=5, uniforms=3, params=np.array([1.5]))
+    pointer, own = _both(monkeypatch, edited, INPUT, steps=5000, rng=2)
+    assert pointer.mean_wait == own.mean_wait and pointer.p_wait == own.p_wait
+    loop = dc._POINTER_LOOPS[(1, 1), False]  # two exponential laws, every statistic
+    assert len(loop.advance.overloads) == 1  # compiled once, for both steps
+
+
+def test_a_steps_exception_is_raised_not_lost():
+    system = rc.Map(refuses_long_jobs, servers=2, check=False)
+    with pytest.raises(ValueError, match="a job longer than 4"):
+        rc.simulate(system, rc.Poisson(0.5, rc.dists.Exponential(1.0)), steps=20_000, rng=1)
+    # the hook that caught it passes other reports on, and the next run is clean
+    res = rc.simulate(system, rc.Poisson(0.5, rc.dists.Uniform(0.0, 1.0)), steps=2000, rng=1)
+    assert res.p_wait.value >= 0.0
+
+
+def test_long_runs_compile_the_map_into_its_own_copy():
+    from recursions.engines._run_plan import make_plan
+
+    system = rc.Map(least_of_two, servers=4, uniforms=2)
+    assert we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS))
+    assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS // 2, replications=3))
+    assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS, warmup=1))
