@@ -314,9 +314,10 @@ def merge_batches(a: np.ndarray, g: int) -> np.ndarray:
 
 
 def _t_quantile(p: float, dof: int) -> float:
-    from scipy.stats import t
+    """Student's t quantile, ``scipy.stats.t.ppf(p, dof)`` without importing scipy.stats."""
+    from scipy.special import stdtrit
 
-    return float(t.ppf(p, dof))
+    return float(stdtrit(dof, p))
 
 
 def interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95, *,

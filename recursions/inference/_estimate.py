@@ -62,12 +62,12 @@ class Estimate:
         >>> lo.tolist(), hi.tolist()
         ([0.8355, 1.671], [1.164, 2.329])
         """
-        from scipy.stats import norm
+        from scipy.special import ndtri  # norm.ppf, without importing scipy.stats (0.8 s)
 
         from recursions.common._checks import check_real
 
         level = check_real(level, "level", 0.0, 1.0, open_lo=True, open_hi=True)
-        z = float(norm.ppf(0.5 + level / 2))
+        z = float(ndtri(0.5 + level / 2))
         lo, hi = self.value - z * self.se, self.value + z * self.se
         if isinstance(lo, np.ndarray) or isinstance(hi, np.ndarray):
             sig = np.vectorize(_sig, otypes=[np.float64])
