@@ -180,7 +180,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     s = w.size
     # the state lives in `cur`; the branch-free pass writes the next state into `spare` and
     # the two swap (copied back into w at the end)
-    cur = w.copy()
+    cur = np.empty(s)
+    copy_into(cur, w)
     spare = np.empty(s)
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
@@ -487,7 +488,8 @@ def run_checked_pass(params, w, sig, tau, U, every, ck, jref, write):
     """
     n = sig.size
     s = w.size
-    cur = w.copy()
+    cur = np.empty(s)
+    copy_into(cur, w)
     spare = np.empty(s)
     nxt = n % every  # the next k whose time -(n - k) is a checkpoint
     for k in range(n):
