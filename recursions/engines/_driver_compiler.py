@@ -352,7 +352,12 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         laws = (int(laws[0]), int(laws[1]))
     if pointer and laws is not None and is_dispatcher(step) and _rank_of(step) is None \
             and not _join_of(step)[1]:
-        return pointer_drivers(step, laws, lean), "pointer"
+        from recursions.engines._step_pointer import PointerRefused
+
+        try:
+            return pointer_drivers(step, laws, lean), "pointer"
+        except PointerRefused:  # the step's own copy, as for a long run
+            pass
     one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
     lean = bool(lean) and laws is not None
     hit = _DRIVERS.get((id(step), laws, one, lean))
@@ -399,8 +404,10 @@ def pointer_drivers(step: Any, laws: tuple[int, int], lean: bool = False) -> Any
     The loop is the template compiled once per pair of law codes (and ``lean``) with ``STEP``
     calling the step carried in the parameters (:mod:`recursions.engines._step_pointer`),
     keyed and cached on disk like every other copy, without the step in the key: a new or
-    edited step compiles only itself. For the steps of users' maps only (a built-in kernel
-    has its own compiled copy).
+    edited step compiles only itself. For steps with no join or rank of their own (a
+    built-in kernel that has them runs its own copy, which uses them). Raises
+    :class:`~recursions.engines._step_pointer.PointerRefused` for a step that cannot be called
+    through the pointer.
 
     Examples
     --------

@@ -30,12 +30,20 @@ from numba.core.types.function_type import WrapperAddressProtocol
 
 from recursions.common._jit import jit
 
-__all__ = ["SIGNATURE", "StepPointer", "call_step", "raising_unraisable"]
+__all__ = ["SIGNATURE", "PointerRefused", "StepPointer", "call_step", "raising_unraisable"]
 
 
 SIGNATURE = types.float64(types.float64[::1], types.float64, types.float64,
                           types.float64[::1], types.float64[::1])
 """``step(w, sigma, tau, u, params) -> found`` as the drawing loop calls it."""
+
+
+class PointerRefused(TypeError):
+    """A step that cannot be called through a pointer of :data:`SIGNATURE`.
+
+    It returns an integer, say, or was compiled eagerly for other types: it runs on its own
+    copy of the loop instead.
+    """
 
 
 class StepPointer(WrapperAddressProtocol):
@@ -52,8 +60,16 @@ class StepPointer(WrapperAddressProtocol):
     """
 
     def __init__(self, step: Any) -> None:
+        from numba.core.errors import TypingError
+
         self.step = step
-        step.compile(SIGNATURE.args)
+        try:
+            step.compile(SIGNATURE.args)
+            returns = step.overloads[SIGNATURE.args].signature.return_type
+        except (TypingError, RuntimeError, KeyError) as exc:  # e.g. an eager signature of its own
+            raise PointerRefused(f"the step does not compile for {SIGNATURE}: {exc}") from exc
+        if returns != types.float64:
+            raise PointerRefused(f"the step returns {returns}, not float64")
 
     def __wrapper_address__(self) -> int:
         """The address of the step's C wrapper for :data:`SIGNATURE`."""
@@ -76,12 +92,25 @@ _LOCK = threading.Lock()
 
 
 def _hook(report: Any) -> None:
-    """``sys.unraisablehook`` while pointer loops run: keep a step's exception for its thread."""
+    """``sys.unraisablehook`` while pointer loops run: keep a step's exception for its thread.
+
+    The first of a run is kept (a step that raises on a state it keeps raises at every later
+    arrival too); other reports go to the hook this one was put in front of, or to Python's
+    own where that hook hands them back here.
+    """
     caught = getattr(_LOCAL, "caught", None)
     if caught is not None and report.exc_value is not None:
-        caught.append(report.exc_value)
-    else:
+        if not caught:
+            caught.append(report.exc_value)
+        return
+    if getattr(_LOCAL, "passing", False):  # a hook that forwards to this one
+        sys.__unraisablehook__(report)
+        return
+    _LOCAL.passing = True
+    try:
         _hook.previous(report)  # type: ignore[attr-defined]
+    finally:
+        _LOCAL.passing = False
 
 
 _hook.previous = sys.unraisablehook  # type: ignore[attr-defined]

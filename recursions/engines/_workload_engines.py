@@ -147,6 +147,12 @@ class _DenseRun(_Run):
                                    True, t0, plan.steps, plan.batches, g, eng.uniform_step(g),
                                    self.every, self.acc[r], tables.hist[r], np.zeros((0, 0)))
 
+    def go_on(self, plan: RunPlan) -> None:
+        """Take ``plan``; a drawing loop grown past :data:`POINTER_ARRIVALS` leaves the pointer."""
+        super().go_on(plan)
+        if self.law_drivers is not None:
+            self.law_drivers = _drawing_drivers(self.system, plan)
+
     def check(self, where: str, collect: bool) -> None:
         """A user's map looks at its states (:meth:`recursions.System.check_run`)."""
         self.system.check_run(self.W, self.acc if collect else None, where=where)
@@ -367,16 +373,7 @@ class DenseEngine(_WorkloadEngine):
             type(system).innovations is System.innovations and _compiled(system.kernel))
         # the system's own drivers, asked for first: a user's map checks its contract there
         drivers = drivers_of(system)
-        law_drivers = None
-        if in_kernel:
-            from recursions.engines._driver_compiler import compiled_drivers
-
-            assert plan.laws is not None
-            # a map that checks its runs (rc.Map) reads the workload sums: never lean
-            lean = plan.lean and type(system).check_run is System.check_run
-            law_drivers = compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]),
-                                           system.servers, lean=lean,
-                                           pointer=system.user_step and _short(plan))[0]
+        law_drivers = _drawing_drivers(system, plan) if in_kernel else None
         return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
                          drivers=drivers)
 
@@ -392,6 +389,25 @@ loop (the same numbers). Set from :ref:`bench-first-result`."""
 def _short(plan: RunPlan) -> bool:
     """Whether ``plan`` is short enough for the pointer loop (:data:`POINTER_ARRIVALS`)."""
     return ((plan.steps or 0) + plan.warmup) * plan.replications <= POINTER_ARRIVALS
+
+
+def _drawing_drivers(system: Any, plan: RunPlan) -> Any:
+    """The dense engine's loop that draws inside it, for ``system`` run as ``plan`` says.
+
+    A user's map runs a short plan on the loop that calls its step through a pointer
+    (:data:`POINTER_ARRIVALS`), unless it checks every step (``check="always"``: the first
+    broken step must stop the run); otherwise, and once a run that goes on grows past it,
+    the map's own copy (the same numbers).
+    """
+    from recursions.engines._driver_compiler import compiled_drivers
+
+    assert plan.laws is not None
+    # a map that checks its runs (rc.Map) reads the workload sums: never lean
+    lean = plan.lean and type(system).check_run is System.check_run
+    pointer = (system.user_step and getattr(system, "check", None) != "always"
+               and _short(plan))
+    return compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]), system.servers,
+                            lean=lean, pointer=pointer)[0]
 
 
 class HeapEngine(_WorkloadEngine):

@@ -227,7 +227,7 @@ class System:
         queueing simulations (Management Science 35, 1989). The fixed-budget mode of
         :func:`recursions.simulate` warns when a run is too short for it (``320 T``), and
         its precision mode does not stop before ``640 T``
-        (:data:`recursions.inference._precision.MIN_RELAXATIONS`). Other systems
+        (:data:`recursions.inference.diagnostics.MIN_RELAXATIONS`). Other systems
         (loss, routing that does not join the least workload, users' maps) return ``None``:
         the approximation is not theirs to claim.
 

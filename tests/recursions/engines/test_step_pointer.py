@@ -88,3 +88,90 @@ def test_long_runs_compile_the_map_into_its_own_copy():
     assert we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS))
     assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS // 2, replications=3))
     assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS, warmup=1))
+
+
+@numba.njit
+def returns_an_int(w, sigma, tau, u, params):
+    add_at_rank(w, 0, w.size, 0, sigma)
+    drain(w, tau)
+    return 0
+
+
+@numba.njit("f8(f8[:], f8, f8, f8[:], f8[:])")
+def eager(w, sigma, tau, u, params):
+    found = add_at_rank(w, 0, w.size, 0, sigma)
+    drain(w, tau)
+    return found
+
+
+@pytest.mark.parametrize("step", [returns_an_int, eager])
+def test_a_step_the_pointer_cannot_call_runs_on_its_own_copy(monkeypatch, step):
+    system = rc.Map(step, servers=2)
+    pointer, own = _both(monkeypatch, system, rc.Poisson(1.2, rc.dists.Exponential(1.0)),
+                         steps=5000, rng=1)
+    assert pointer.mean_workload == own.mean_workload and pointer.p_wait == own.p_wait
+
+
+def test_a_map_checked_at_every_step_runs_on_its_own_copy(monkeypatch):
+    calls = []
+    pointer_drivers = dc.pointer_drivers
+
+    def spy(step, laws, lean=False):
+        calls.append(step)
+        return pointer_drivers(step, laws, lean)
+
+    monkeypatch.setattr(dc, "pointer_drivers", spy)
+    inp = rc.Poisson(1.2, rc.dists.Exponential(1.0))
+    always = rc.Map(least_of_two, servers=4, uniforms=2, check="always")
+    rc.simulate(always, inp, steps=2000, rng=1)
+    assert calls == []  # its first broken step must stop the run: its own copy
+    rc.simulate(rc.Map(least_of_two, servers=4, uniforms=2), inp, steps=2000, rng=1)
+    assert calls == [least_of_two]
+
+
+def test_a_run_that_grows_past_the_limit_leaves_the_pointer(monkeypatch):
+    system = rc.Map(least_of_two, servers=4, uniforms=2)
+    shorts = []
+    short = we._short
+
+    def spy(plan):
+        shorts.append(short(plan))
+        return shorts[-1]
+
+    monkeypatch.setattr(we, "_short", spy)
+    monkeypatch.setattr(we, "POINTER_ARRIVALS", 40_000)
+    grown = rc.simulate(system, INPUT, precision=0.01, rng=2)
+    assert grown.precision.steps > 40_000 and True in shorts and False in shorts
+    monkeypatch.setattr(we, "POINTER_ARRIVALS", 0)
+    own = rc.simulate(system, INPUT, precision=0.01, rng=2)
+    assert grown.mean_wait == own.mean_wait and grown.precision.steps == own.precision.steps
+
+
+def test_the_hook_passes_other_reports_on_without_looping(capsys):
+    import sys
+
+    from recursions.engines import _step_pointer as sp
+
+    with sp.raising_unraisable():  # puts the hook in front
+        pass
+    seen = []
+    behind = sys.unraisablehook
+
+    def forwarding(report):  # another library's hook, which hands reports to the one before
+        seen.append(report)
+        behind(report)
+
+    sys.unraisablehook = forwarding
+    try:
+        with sp.raising_unraisable():  # the hook goes in front of it, and it forwards back
+            pass
+
+        class Breaks:
+            def __del__(self):
+                raise ValueError("elsewhere")
+
+        Breaks()  # its __del__ raises: an unraisable report from elsewhere
+    finally:
+        sys.unraisablehook = behind
+    assert len(seen) == 1  # reached the other hook once, then Python's own: no loop
+    assert "elsewhere" in capsys.readouterr().err
