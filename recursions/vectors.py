@@ -189,7 +189,7 @@ def kth_smallest(x, n, k, scratch):
     A heapsort of ``x[:n]`` copied into ``scratch`` (a float64 array of at least ``n``
     entries, overwritten), so ``x`` is left as it is; the value is the sort's, whatever the
     ties. Written out rather than by ``np.sort``, which compiles a quicksort into each
-    first run (about a second).
+    first run (:ref:`bench-first-result`).
 
     Parameters
     ----------

@@ -118,7 +118,7 @@ def draw_known(code, params, gen):
 
     Where ``code`` is a constant of the caller (the drivers compiled for two law codes), the
     compiler drops every other law's branch before it types the code, so a first compile
-    builds only the caller's own samplers (all of them cost about a second).
+    builds only the caller's own samplers (:ref:`bench-first-result`).
 
     Examples
     --------

@@ -424,17 +424,17 @@ def pointer_drivers(step: Any, laws: tuple[int, int], lean: bool = False) -> Any
     laws, lean = (int(laws[0]), int(laws[1])), bool(lean)
     mod = _POINTER_LOOPS.get((laws, lean))
     if mod is None:
-        h = hashlib.sha256()
+        h, source = hashlib.sha256(), _driver_source()
         pointer_text = Path(__file__).with_name("_step_pointer.py").read_text()
-        for part in (_driver_source(), _engine_text(), pointer_text, __version__,
+        for part in (source, _engine_text(), pointer_text, __version__,
                      numba.__version__, repr(sorted(JIT_OPTIONS.items())), repr(laws),
                      "pointer", *(["lean"] if lean else [])):
             h.update(part.encode())
             h.update(b"\0")
         from recursions.model import maps as maps
 
-        mod, _ = _load(maps.jsw, _driver_source(), h.hexdigest()[:24], _project_jit, laws,
-                       False, lean, pointer=True)
+        mod, _ = _load(maps.jsw, source, h.hexdigest()[:24], _project_jit, laws, False, lean,
+                       pointer=True)
         _POINTER_LOOPS[(laws, lean)] = mod
     return _PointerDrivers(mod, step)
 

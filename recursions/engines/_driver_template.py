@@ -80,7 +80,7 @@ def copy_into(dst, src):
     """``dst[:] = src`` for two vectors of one length, as a loop.
 
     Numba's slice assignment compiles its message for a shape mismatch, string formatting
-    and all: about 2 s of a first compile, which a loop does not have.
+    and all, into the first compile; a loop has none (:ref:`bench-first-result`).
     """
     for i in range(src.size):
         dst[i] = src[i]

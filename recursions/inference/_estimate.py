@@ -62,7 +62,7 @@ class Estimate:
         >>> lo.tolist(), hi.tolist()
         ([0.8355, 1.671], [1.164, 2.329])
         """
-        from scipy.special import ndtri  # norm.ppf, without importing scipy.stats (0.8 s)
+        from scipy.special import ndtri  # norm.ppf, without importing all of scipy.stats
 
         from recursions.common._checks import check_real
 
