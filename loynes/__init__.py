@@ -67,7 +67,7 @@ from loynes._runners import Execution
 from loynes._sequence import LoynesResult, loynes
 from loynes._stability import Condition, StabilityReport, check_stability, renovation_probability
 from loynes._stability_maps import PoissonAtLoad, StabilityMap, SystemFamily, stability_map
-from loynes._sweep import NOT_RUN, SweepError, as_table, sweep
+from loynes._sweep import NOT_RUN, SweepError, SweepInterrupted, as_table, sweep
 
 if TYPE_CHECKING:
     from loynes import symbolic
@@ -105,6 +105,7 @@ __all__ = [
     "StabilityMap",
     "StabilityReport",
     "SweepError",
+    "SweepInterrupted",
     "SystemFamily",
     "as_table",
     "check_stability",

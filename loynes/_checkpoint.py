@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Checkpoint", "CheckpointMismatch"]
+__all__ = ["PART_NAMES", "Checkpoint", "CheckpointMismatch"]
 
 FORMAT = "queue-recursions sweep checkpoint 1"
 HEAD = '{"format": "' + FORMAT + '"'
@@ -31,7 +31,17 @@ Results = dict[int, tuple[dict[str, Any] | None, str | None]]
 
 
 class CheckpointMismatch(ValueError):
-    """The checkpoint file was written by a sweep with other arguments."""
+    """The checkpoint file was written by a sweep with other arguments.
+
+    Its message names each part of the sweep's identity that differs (:data:`PART_NAMES`).
+    """
+
+
+PART_NAMES = {"function": "the function (its name)", "code": "the function's code",
+              "closure": "its closure (defaults, closure values, a partial's arguments)",
+              "grid": "the grid", "replications": "replications", "seed": "the seed",
+              "extra": "the systems or inputs of the map", "version": "the library's version"}
+"""The parts of a sweep's identity, in the words a mismatch uses, in that order."""
 
 
 def _encode(v: Any) -> Any:
@@ -147,12 +157,14 @@ class Checkpoint:
         head = json.loads(lines[0])
         if head.get("hash") != self.ident["hash"]:
             old, new = head.get("parts", {}), self.ident["parts"]
-            differ = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            differ = [k for k in (*PART_NAMES, *sorted(set(old) | set(new)))
+                      if k in set(old) | set(new) and old.get(k) != new.get(k)]
+            what = ", ".join(PART_NAMES.get(k, k) for k in dict.fromkeys(differ))
             raise CheckpointMismatch(
-                f"checkpoint {str(self.path)!r} was written by a sweep with other arguments "
-                f"({', '.join(differ) or 'its hash'} differ): rerun with the same function, "
-                "grid, replications and seed to resume it, or give another path (or delete "
-                "the file) to start afresh")
+                f"checkpoint {str(self.path)!r} was written by a sweep with other arguments: "
+                f"{what or 'its hash'} differ: rerun with the same function, grid, "
+                "replications and seed to resume it, or give another path (or delete the "
+                "file) to start afresh")
         done: Results = {}
         for i, line in enumerate(lines[1:], start=2):
             try:

@@ -352,15 +352,18 @@ def run_sweep(args: argparse.Namespace) -> int:
     out = _out_folder(args.out)
     from loynes._checkpoint import CheckpointMismatch
     from loynes._runners import SweepError
+    from loynes._sweep import SweepInterrupted
 
     checkpoint = out / "stability_map.checkpoint.jsonl"  # removed once the map is written
     try:
-        smap = stability_map(family, PoissonAtLoad(args.servers, service), loads, params,
-                             rng=args.seed,
-                             client=args.scheduler, param_name=family.param_name,
-                             steps=args.steps, horizon=args.horizon,
-                             max_workers=args.workers, progress=not args.quiet,
-                             checkpoint=checkpoint)
+        with warnings.catch_warnings():  # an interruption is said below, with what to run
+            warnings.simplefilter("ignore", SweepInterrupted)
+            smap = stability_map(family, PoissonAtLoad(args.servers, service), loads, params,
+                                 rng=args.seed,
+                                 client=args.scheduler, param_name=family.param_name,
+                                 steps=args.steps, horizon=args.horizon,
+                                 max_workers=args.workers, progress=not args.quiet,
+                                 checkpoint=checkpoint)
     except OSError as exc:  # e.g. an unreachable scheduler
         raise CliError(f"--scheduler: {exc}") from None
     except SweepError as exc:

@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FAMILY_PARAMETERS", "PoissonAtLoad", "StabilityMap", "SystemFamily", "stability_map"]
 
-MARKS = {"stable": "S", "unstable": "U", "undecided": "?", "error": "E"}
+MARKS = {"stable": "S", "unstable": "U", "undecided": "?", "error": "E", "not run": "."}
 COLOURS = {"stable": "tab:green", "unstable": "tab:red", "undecided": "tab:gray",
-           "error": "black"}
+           "error": "black", "not run": "white"}  # "not run": hollow, edged in grey
 KIND_MARKERS = {"theorem": "o", "certificate": "s", "test": "^", "heuristic": "d",
                 "none": "x"}
 """Marker of each basis kind in :meth:`StabilityMap.plot` (colour: the verdict)."""
@@ -231,7 +231,8 @@ class StabilityMap:
         The parameter's name (``"p"`` by default).
     verdicts : numpy.ndarray
         ``verdicts[i, j]`` for ``params[i]``, ``loads[j]``: ``"stable"``, ``"unstable"``,
-        ``"undecided"`` or ``"error"`` (the point raised; see the table's ``error``).
+        ``"undecided"``, ``"error"`` (the point raised; see the table's ``error``) or
+        ``"not run"`` (the sweep was interrupted, or its workers failed, before it ran).
     confidence : numpy.ndarray
         Float grid: ``inf`` when a theorem with exact conditions decided, the margin in
         standard errors of a condition checked by a test (``|1 - value| / se``), the t
@@ -259,7 +260,7 @@ class StabilityMap:
     def __str__(self) -> str:
         width = max(len(str(p)) for p in self.params)
         lines = [f"{'':>{width}}  loads {self.loads[0]:.4g} .. {self.loads[-1]:.4g} "
-                 "(S stable, U unstable, ? undecided, E error)"]
+                 "(S stable, U unstable, ? undecided, E error, . not run)"]
         for i, p in enumerate(self.params):
             lines.append(f"{p!s:>{width}}  " + "".join(MARKS.get(v, "?")
                                                       for v in self.verdicts[i]))
@@ -409,9 +410,9 @@ class StabilityMap:
             for name in sorted({str(n) for n in names[self.verdicts == v]}):
                 ii, jj = np.nonzero((self.verdicts == v) & (names == name))
                 kind = str(kinds[ii[0], jj[0]])
-                label = v if v == "error" else f"{v}: {name}"
+                label = v if v in ("error", "not run") else f"{v}: {name}"
                 ax.scatter(self.loads[jj], ys[ii], c=c, s=40, label=label, zorder=3,
-                           marker=KIND_MARKERS.get(kind, "o"))
+                           marker=KIND_MARKERS.get(kind, "o"), edgecolors="0.4")
         styles = iter(["k-", "k--", "b-.", "m:", "c--"])
         for name, crit in self.boundaries.items():
             style = next(styles, "k:")
@@ -546,7 +547,7 @@ def stability_map(
         another number of servers than the systems', or bad options, before any work.
     loynes._runners.SweepError
         When the worker pool or the cluster fails; its ``.result`` is the map of the finished
-        points (the others ``"error"``), its ``.table`` their table.
+        points (the others ``"not run"``), its ``.table`` their table.
 
     Examples
     --------
@@ -625,7 +626,11 @@ def _described(factory: Callable[[Any], Any], arg: Any) -> str:
 
 def _assemble_map(tab: Any, load_arr: np.ndarray, param_list: tuple, param_name: str,
                   bfuncs: Mapping[str, Callable[[Any], float]]) -> StabilityMap:
-    """The :class:`StabilityMap` of a sweep's table (points that did not run are errors)."""
+    """The :class:`StabilityMap` of a sweep's table.
+
+    A point that raised is an ``"error"``; one an interrupted sweep never ran (its error
+    :data:`~loynes._sweep.NOT_RUN`, or another ``"not run: ..."``) is ``"not run"``.
+    """
     rows = list(iter_rows(tab))
     shape = (len(param_list), load_arr.size)
     verdicts = np.empty(shape, dtype=object)
@@ -633,7 +638,8 @@ def _assemble_map(tab: Any, load_arr: np.ndarray, param_list: tuple, param_name:
     for idx, row in enumerate(rows):
         i, j = divmod(idx, load_arr.size)
         ok = row.get("error") is None and isinstance(row.get("verdict"), str)
-        verdicts[i, j] = row["verdict"] if ok else "error"
+        skipped = str(row.get("error") or "").startswith("not run")
+        verdicts[i, j] = row["verdict"] if ok else "not run" if skipped else "error"
         c = row.get("confidence")
         conf[i, j] = float(c) if ok and c is not None else math.nan
     bounds = {}

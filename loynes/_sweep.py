@@ -49,6 +49,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -79,13 +80,18 @@ from recursions.common import (
     require_memory,
 )
 
-__all__ = ["NOT_RUN", "SweepError", "as_table", "sweep"]
+__all__ = ["NOT_RUN", "SweepError", "SweepInterrupted", "as_table", "sweep"]
 
 NOT_RUN = "not run: the sweep was interrupted"
 """The ``error`` text of rows whose task had not finished when the sweep was interrupted.
 
 Every row that did not run has an ``error`` beginning ``"not run: "``; after a failure of the
 pool or the cluster the rest says what failed (``SweepError.reason``)."""
+
+
+class SweepInterrupted(UserWarning):
+    """A sweep (or a stability map) stopped by Ctrl-C: it returns, with the rest not run."""
+
 
 RESERVED = ("rng", "replication", "error")
 TABLES = ("dict", "auto", "pandas")
@@ -300,33 +306,50 @@ def _assemble(names: list[str], points: list[dict[str, Any]], replications: int,
 def _func_identity(func: Any) -> str:
     """What ``func`` computes, as far as can be told before running it (no addresses).
 
-    Its module and name; for a ``functools.partial`` its function, arguments and keywords; for
-    a function, a hash of its code (nested code included), defaults and closure values, so that
-    two lambdas, two closures over other values or an edited body differ; for a callable
-    object, a hash of its pickled state. A wrapper that sets ``__wrapped__``
-    (``functools.wraps`` does) names what it wraps too.
+    Its name, then a hash of its code and one of its closure (:func:`_func_parts`), so that
+    two lambdas, two closures over other values or an edited body differ.
+    """
+    parts = _func_parts(func)
+    return f"{parts['function']}#{parts['code']}#{parts['closure']}"
+
+
+def _func_parts(func: Any) -> dict[str, str]:
+    """``func`` in three parts that a checkpoint compares one by one: name, code, closure.
+
+    ``function``: its module and name (for a ``functools.partial``, of its function; a wrapper
+    that sets ``__wrapped__``, as ``functools.wraps`` does, names what it wraps too).
+    ``code``: a hash of its code, nested code included. ``closure``: a hash of its defaults
+    and closure values (a partial's arguments and keywords too; a callable object's pickled
+    state).
     """
     import functools
 
     if isinstance(func, functools.partial):
+        inner = _func_parts(func.func)
         args = ", ".join(_value_identity(v) for v in func.args)
         kws = ", ".join(f"{k}={_value_identity(v)}" for k, v in sorted(func.keywords.items()))
-        return f"partial({_func_identity(func.func)}, {args}; {kws})"
+        return {"function": f"partial({inner['function']})", "code": inner["code"],
+                "closure": _digest(f"{inner['closure']}\0{args}; {kws}")}
     name = f"{getattr(func, '__module__', '?')}.{_name(func)}"
-    code = getattr(func, "__code__", None)
-    if code is not None:
-        parts = [_code_text(code), _value_identity(getattr(func, "__defaults__", None)),
-                 _value_identity(getattr(func, "__kwdefaults__", None))]
+    code, closure = "", ""
+    text = getattr(func, "__code__", None)
+    if text is not None:
+        values = [_value_identity(getattr(func, "__defaults__", None)),
+                  _value_identity(getattr(func, "__kwdefaults__", None))]
         for cell in getattr(func, "__closure__", None) or ():
             try:
-                parts.append(_value_identity(cell.cell_contents))
+                values.append(_value_identity(cell.cell_contents))
             except ValueError:  # an empty cell
-                parts.append("<empty>")
-        name += f"#{_digest(chr(0).join(parts))}"
+                values.append("<empty>")
+        code, closure = _digest(_code_text(text)), _digest(chr(0).join(values))
     elif not isinstance(func, type) and hasattr(func, "__dict__"):
-        name += f"#{_digest(_value_identity(vars(func)))}"
-    inner = getattr(func, "__wrapped__", None)
-    return name if inner is None else f"{name}[{_func_identity(inner)}]"
+        closure = _digest(_value_identity(vars(func)))
+    inner_func = getattr(func, "__wrapped__", None)
+    if inner_func is None:
+        return {"function": name, "code": code, "closure": closure}
+    inner = _func_parts(inner_func)
+    return {"function": f"{name}[{inner['function']}]", "code": f"{code}[{inner['code']}]",
+            "closure": f"{closure}[{inner['closure']}]"}
 
 
 def _code_text(code: Any) -> str:
@@ -371,7 +394,7 @@ def _open_checkpoint(path: Any, func: Callable[..., Any], points: list[dict[str,
                          "the grid and build the objects inside func")
     from recursions import __version__
 
-    ident = identity(func=_func_identity(func), grid=grid, replications=replications,
+    ident = identity(**_func_parts(func), grid=grid, replications=replications,
                      seed=[repr(seed.entropy), list(seed.spawn_key), seed.n_children_spawned],
                      extra=extra, version=__version__)
     ck = Checkpoint(path, ident)
@@ -399,7 +422,8 @@ def sweep(
         Called as ``func(**point, rng=seed)`` with ``seed`` a ``numpy.random.SeedSequence``;
         returns a dict of scalars (one column each) or a scalar (column ``value``). A scalar
         :class:`~recursions.Estimate` gives two columns: ``name`` and ``name_se`` (returned
-        alone: ``value`` and ``se``).
+        alone: ``value`` and ``se``); one whose standard error is not trusted gives ``nan``
+        as its ``name_se`` and its reason in a third column, ``name_untrusted``.
     grid : dict of sequences, or sequence of dicts
         ``{name: values}`` (the Cartesian product, the first name varying slowest) or a list
         of points ``[{name: value}, ...]``.
@@ -534,6 +558,13 @@ def hooked_sweep(func: Callable[..., Any], grid: Grid, *, client: Any, progress:
                                                  "read from the checkpoint)")
     out = _assemble(names, points, replications, results, table, missing)
     out.attrs["execution"] = how
+    if how.mode == "interrupted":
+        left = n - len(results)
+        warnings.warn(f"sweep interrupted (Ctrl-C): {left} of {n} tasks not run, their rows "
+                      f"marked error = {NOT_RUN!r}"
+                      + ("; a rerun with the same checkpoint= runs only those" if ck is not None
+                         else "; pass checkpoint= to a rerun to keep what finishes"),
+                      SweepInterrupted, stacklevel=4 if build is not None else 3)
     if failure is not None:
         failure.table = out
         failure.result = build(out) if build is not None else None

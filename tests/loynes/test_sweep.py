@@ -20,7 +20,7 @@ from loynes._cli import main
 from loynes._runners import _main_from_unreadable_file
 from loynes._stability import check_stability
 from loynes._stability_maps import PoissonAtLoad, SystemFamily, stability_map
-from loynes._sweep import NOT_RUN, as_table, expand_grid, sweep
+from loynes._sweep import NOT_RUN, SweepInterrupted, as_table, expand_grid, sweep
 
 GRID = {"a": [1, 2, 3], "b": [0.5, 1.5]}
 
@@ -163,8 +163,9 @@ def ctrl_c():
 
 
 def test_ctrl_c_returns_finished_rows(ctrl_c):
-    t = sweep(press_ctrl_c_at_ten, {"a": list(range(40))}, max_workers=1, progress=False,
-              table="dict")
+    with pytest.warns(SweepInterrupted, match="of 40 tasks not run"):
+        t = sweep(press_ctrl_c_at_ten, {"a": list(range(40))}, max_workers=1, progress=False,
+                  table="dict")
     err = t["error"].tolist()
     assert len(err) == 40 and err[-1] == NOT_RUN
     done = [i for i, e in enumerate(err) if e is None]
@@ -582,8 +583,9 @@ def test_checkpoint_resumes_to_the_uninterrupted_table(tmp_path, monkeypatch):
     path = tmp_path / "sweep.jsonl"
     whole = sweep(interrupt_at, grid, rng=9, max_workers=0, progress=False, table="dict")
     monkeypatch.setenv("SWEEP_TEST_INTERRUPT", "1")
-    part = sweep(interrupt_at, grid, rng=9, max_workers=0, progress=False, table="dict",
-                 checkpoint=path)
+    with pytest.warns(SweepInterrupted, match="5 of 12 tasks not run.*same checkpoint="):
+        part = sweep(interrupt_at, grid, rng=9, max_workers=0, progress=False, table="dict",
+                     checkpoint=path)
     assert part["error"].tolist()[7:] == [NOT_RUN] * 5
     assert len(path.read_text().splitlines()) == 1 + 7  # the head and the finished tasks
     with path.open("a") as fh:  # a line half-written when the run was killed
@@ -606,12 +608,13 @@ def test_checkpoint_of_another_sweep_is_refused(tmp_path):
 
     path = tmp_path / "sweep.jsonl"
     sweep(draw, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
-    with pytest.raises(CheckpointMismatch, match="seed differ"):
+    with pytest.raises(CheckpointMismatch, match="other arguments: the seed differ"):
         sweep(draw, GRID, rng=2, max_workers=0, progress=False, checkpoint=path)
-    with pytest.raises(CheckpointMismatch, match="grid differ"):
+    with pytest.raises(CheckpointMismatch, match="other arguments: the grid differ"):
         sweep(draw, {"a": [1], "b": [2.0]}, rng=1, max_workers=0, progress=False,
               checkpoint=path)
-    with pytest.raises(CheckpointMismatch, match="func differ"):
+    with pytest.raises(CheckpointMismatch, match=r"the function \(its name\), the function's "
+                                                 "code differ"):
         sweep(draw_or_fail, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
     with pytest.raises(ValueError, match="fixed rng"):
         sweep(draw, GRID, rng=None, max_workers=0, progress=False, checkpoint=tmp_path / "x")
@@ -678,7 +681,7 @@ def test_stability_map_failure_carries_the_partial_map(monkeypatch):
                       [0.5, 1.2], [0], max_workers=2, progress=False, steps=2**10,
                       horizon=2**10)
     m = info.value.result
-    assert m.verdicts.tolist() == [["stable", "error"]]
+    assert m.verdicts.tolist() == [["stable", "not run"]]  # a point never run is not an error
     assert m.table["error"][1] == "not run: a worker process died (test)"
 
 
@@ -753,12 +756,14 @@ def test_checkpoint_identity_sees_what_the_function_computes(tmp_path):
     def scaled(c, a, rng):
         return a * c
 
-    cases = [(make(1), make(100)), (lambda a, rng: a, lambda a, rng: a * 100),
-             (functools.partial(scaled, 1), functools.partial(scaled, 100))]
-    for i, (f, g) in enumerate(cases):
+    cases = [(make(1), make(100), "other arguments: its closure"),
+             (lambda a, rng: a, lambda a, rng: a * 100, "other arguments: the function's code"),
+             (functools.partial(scaled, 1), functools.partial(scaled, 100),
+              "other arguments: its closure")]
+    for i, (f, g, what) in enumerate(cases):
         path = tmp_path / f"c{i}.jsonl"
         sweep(f, {"a": [1, 2]}, max_workers=0, progress=False, checkpoint=path)
-        with pytest.raises(CheckpointMismatch, match="func differ"):
+        with pytest.raises(CheckpointMismatch, match=f"{what} .*differ"):
             sweep(g, {"a": [1, 2]}, max_workers=0, progress=False, checkpoint=path)
     path = tmp_path / "arrays.jsonl"
     a, b = np.zeros(2000), np.zeros(2000)
@@ -820,3 +825,38 @@ def test_sweep_error_survives_pickling():
 
     e = pickle.loads(pickle.dumps(SweepError("broke", "a reason", table={"a": 1})))
     assert str(e) == "broke" and e.reason == "a reason" and e.table == {"a": 1}
+
+
+def _poisson_or_ctrl_c(load):
+    if load > 0.6:
+        raise KeyboardInterrupt  # Ctrl-C while the map runs its first point at load 0.7
+    return rc.Poisson(2 * load, rc.dists.Exponential(1.0))
+
+
+def test_ctrl_c_during_a_stability_map_warns_and_marks_points_not_run():
+    with pytest.warns(SweepInterrupted, match="tasks not run"):
+        m = stability_map(rc.JSW, _poisson_or_ctrl_c, [0.5, 0.7], [2, 3], max_workers=0,
+                          progress=False, steps=2**10, horizon=2**10, boundaries=False)
+    assert m.execution.mode == "interrupted"
+    verdicts = m.verdicts.ravel().tolist()
+    assert "error" not in verdicts and "not run" in verdicts
+    assert m.verdicts[0, 1] == "not run" and m.verdicts[1, 1] == "not run"
+    assert set(verdicts) <= {"stable", "not run"}  # what finished before the interruption
+    text = str(m)
+    assert "., not run" not in text and ". not run" in text
+    assert all("E" not in line.split()[-1] for line in text.splitlines()[1:3])
+
+
+def test_checkpoint_of_another_version_says_so(tmp_path):
+    import json as _json
+
+    from loynes._checkpoint import CheckpointMismatch
+
+    path = tmp_path / "v.jsonl"
+    sweep(draw, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
+    lines = path.read_text().splitlines()
+    head = _json.loads(lines[0])
+    head["parts"]["version"], head["hash"] = "0.0.1", "0" * 32  # written by an older release
+    path.write_text("\n".join([_json.dumps(head), *lines[1:]]) + "\n")
+    with pytest.raises(CheckpointMismatch, match="other arguments: the library's version differ"):
+        sweep(draw, GRID, rng=1, max_workers=0, progress=False, checkpoint=path)
