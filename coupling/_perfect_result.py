@@ -28,7 +28,7 @@ ARRIVAL = 2**32 - 3
 """Child of a draw's seed: the routing (and service) of the customer arriving at 0."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PerfectSample(Record):
     """Exact stationary draws, what each cost, and the statistics they estimate.
 

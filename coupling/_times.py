@@ -27,7 +27,7 @@ __all__ = ["CouplingTimeResult", "coupling_time"]
 _FIRST_CHUNK = 1024
 _MAX_CHUNK = 1 << 16
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class CouplingTimeResult(Record):
     """Coupling times of two copies driven by the same inputs, one per replication.
 

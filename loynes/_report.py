@@ -50,7 +50,7 @@ class Condition(Record):
 
 
 @dataclass(frozen=True)
-class StabilityReport:
+class StabilityReport(Record):
     """Verdict, what decided it, conditions and evidence returned by :func:`check_stability`.
 
     Attributes

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import multiprocessing.process as mp_process
 import numbers
 import os
@@ -135,18 +136,28 @@ def _check_value(v: Any, key: str) -> Any:
                     f"{type(v).__name__}")
 
 
+def _estimate_columns(name: str, se_name: str, e: Estimate) -> dict[str, Any]:
+    """The columns of an estimate: its value and se, or value, ``nan`` and reason.
+
+    An estimate whose se is not trusted gives its reason under ``{name}_untrusted`` and
+    ``nan`` as its se: never a bare ``value ± se``.
+    """
+    value = _check_value(_scalar(e.value), name)
+    if e.reason is None:
+        return {name: value, se_name: _check_value(_scalar(e.se), se_name)}
+    return {name: value, se_name: math.nan, f"{name}_untrusted": e.reason}
+
+
 def _normalise(out: Any) -> dict[str, Any]:
     if isinstance(out, Estimate):  # a scalar Estimate: columns value and se
-        return {"value": _check_value(_scalar(out.value), "value"),
-                "se": _check_value(_scalar(out.se), "se")}
+        return _estimate_columns("value", "se", out)
     if isinstance(out, Mapping):
         res = {}
         for k, v in out.items():
             if not isinstance(k, str):
                 raise TypeError(f"func returned a dict with a non-str key {k!r}")
             if isinstance(v, Estimate):  # columns k and k_se
-                res[k] = _check_value(_scalar(v.value), k)
-                res[f"{k}_se"] = _check_value(_scalar(v.se), f"{k}_se")
+                res.update(_estimate_columns(k, f"{k}_se", v))
             else:
                 res[k] = _check_value(_scalar(v), k)
         return res

@@ -37,7 +37,15 @@ import numpy as np
 import recursions as rc
 from coupling import fcfs_workload_bound
 from loynes._basis import Basis
-from recursions.common import BLOCK, RngLike, check_count, check_int, check_real, require_memory
+from recursions.common import (
+    BLOCK,
+    Record,
+    RngLike,
+    check_count,
+    check_int,
+    check_real,
+    require_memory,
+)
 from recursions.engines import drivers_of
 from recursions.model import check_input, check_system, is_renewal
 
@@ -56,8 +64,8 @@ AT_ONE = 1e-9
 """A load within this of 1 counts as exactly 1 (no stationary regime is claimed there)."""
 
 
-@dataclass(frozen=True)
-class LoynesResult:
+@dataclass(frozen=True, repr=False)
+class LoynesResult(Record):
     """Loynes sequence at doubling horizons, and what its stop rests on.
 
     Attributes
@@ -125,15 +133,15 @@ class LoynesResult:
         Returns
         -------
         dict
-            Python scalars, numpy arrays (``horizons``, ``states``, ...) and ``basis`` as a
-            dict (see :func:`recursions.common._tables.plain`).
+            Python scalars, lists (``horizons``, ``states``, ...) and ``basis`` as a
+            dict: JSON-safe (see :func:`recursions.common._tables.plain`).
 
         Examples
         --------
         >>> import recursions as rc
         >>> res = loynes(rc.JSW(2), rc.Poisson(1.0, rc.dists.Exponential(1.0)), 2**12, rng=1)
         >>> d = res.to_dict()
-        >>> d["stabilised"], d["basis"]["kind"], bool((d["limit"] == res.limit).all())
+        >>> d["stabilised"], d["basis"]["kind"], d["limit"] == res.limit.tolist()
         (True, 'certificate', True)
         """
         from recursions.common import record_dict

@@ -39,6 +39,7 @@ from recursions.engines import zerowait as zerowait
 from recursions.engines._backward_draws import BackwardDraws, iterate
 from recursions.inference import diagnostics as diagnostics
 from recursions.inference._estimate import Estimate
+from recursions.inference._half_widths import HalfWidth, absolute, relative
 from recursions.inference.diagnostics import SimulationWarning
 from recursions.model import maps as maps
 from recursions.model import redundancy as redundancy
@@ -49,6 +50,8 @@ from recursions.model._map_step_checks import MapContractError
 from recursions.model._queue_policies import I1F, JSQ, PowerOfD
 from recursions.model._renewal_inputs import Poisson, Renewal
 from recursions.model._system import System
+from recursions.model._time_varying import TimeVarying
+from recursions.model._trace import Trace
 from recursions.model._user_map import Map, SlowMapWarning
 from recursions.model._workload_systems import JIQ, JSW, JpSW, LeastOfD, Loss, RandomRouting
 from recursions.model.redundancy import JobClass, Redundancy
@@ -66,6 +69,7 @@ __all__ = [
     "CacheWarning",
     "Envelope",
     "Estimate",
+    "HalfWidth",
     "Input",
     "JobClass",
     "JpSW",
@@ -85,6 +89,9 @@ __all__ = [
     "SlowMapWarning",
     "SplitBound",
     "System",
+    "TimeVarying",
+    "Trace",
+    "absolute",
     "cache_folders",
     "clear_cache",
     "codes",
@@ -93,6 +100,7 @@ __all__ = [
     "iterate",
     "maps",
     "redundancy",
+    "relative",
     "simulate",
     "vectors",
     "zerowait",

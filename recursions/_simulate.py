@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from recursions.common._rng import RngLike
 from recursions.engines import _registry as engines
 from recursions.engines._in_kernel_draws import drawn_laws
-from recursions.engines._run_plan import DEFAULT_CHUNK, Simulable, make_plan
 
 # the engines register on import (recursions.engines._registry); the names stay importable from here
+from recursions.engines._phase_runs import PhaseEngine as PhaseEngine
+from recursions.engines._run_plan import DEFAULT_CHUNK, Simulable, make_plan
+from recursions.engines._trace_replay import REPLAY_CHUNK, replay
 from recursions.engines._workload_engines import HEAP_MIN_SERVERS as HEAP_MIN_SERVERS
 from recursions.engines.zerowait import simulate_queues as simulate_queues
 from recursions.inference._run_modes import run_modes
-from recursions.model._inputs import Input
-from recursions.results._simulation_result import SimulationResult
+from recursions.model._inputs import Input, check_input
+from recursions.model._trace import Trace
+from recursions.results._simulation_result import SimulationResult, with_trust
+from recursions.results._trace_result import TraceResult
 
 __all__ = ["SimulationResult", "simulate"]
 
 
+@overload
+def simulate(system: Simulable, input: Trace, steps: None = None, *, rng: RngLike = 1,
+             w0: Any = None, engine: str = "auto", chunk: int = DEFAULT_CHUNK
+             ) -> TraceResult: ...
+
+
+@overload
 def simulate(
     system: Simulable,
     input: Input,
@@ -44,7 +55,35 @@ def simulate(
     max_steps: int | None = None,
     max_seconds: float | None = None,
     start: Any = None,
-) -> SimulationResult:
+) -> SimulationResult: ...
+
+
+def simulate(
+    system: Simulable,
+    input: Input | Trace,
+    steps: int | None = None,
+    *,
+    time: float | None = None,
+    warmup: int = 0,
+    replications: int = 1,
+    rng: RngLike = 1,
+    record: bool = False,
+    w0: Any = None,
+    grid: Any = None,
+    batches: int | None = None,
+    profile_every: int | None = None,
+    progress: bool = False,
+    chunk: int = DEFAULT_CHUNK,
+    engine: str = "auto",
+    reference: Any = None,
+    precision: Any = None,
+    relative: bool = True,
+    confidence: float = 0.95,
+    statistics: Any = None,
+    max_steps: int | None = None,
+    max_seconds: float | None = None,
+    start: Any = None,
+) -> SimulationResult | TraceResult:
     """Iterate ``system`` forward under ``input`` and estimate its statistics at arrivals.
 
     What arriving customers find (``p_wait``, ``mean_wait``, ``p_loss``, ...) and the
@@ -58,8 +97,12 @@ def simulate(
     ----------
     system : System
         The random map, or a queue-length system (:mod:`recursions.model._queue_policies`).
-    input : Input
-        The arrival input.
+    input : Input or Trace
+        The arrival input; or a :class:`~recursions.Trace`, a log of jobs, which is replayed
+        once, in order, from empty servers (or ``w0``), every job's wait kept: the result is
+        then a :class:`~recursions.results._trace_result.TraceResult` (``waits``,
+        ``by_time(window)``), and only ``rng`` (a random policy's routing), ``w0``,
+        ``engine`` (``"dense"`` or ``"heap"``) and ``chunk`` apply.
     steps : int, optional
         Measured arrivals per replication (``> 0``). With ``precision=``: the first stage's
         length (default ``2**14``, or 16 arrivals a server on more than 1024 servers; rounded
@@ -101,13 +144,16 @@ def simulate(
     reference : callable or object with ``profile(w)``, optional
         A reference profile ``x*_w`` (e.g. ``ly.jiq_equilibrium(...)``): the result's
         ``sup_error`` is ``max_w |x_w - x*_w|`` over the grid.
-    precision : float or dict of str to float, optional
-        Run until precise: the half-width wanted for each statistic (a float for all of
-        ``statistics``, or ``{name: half-width}``), relative unless ``relative=False``. The run
-        goes on in stages until every interval is trusted and within its target, a budget is
-        spent, or the workload grows (``"unstable"``); ``result.precision`` says which.
+    precision : float, HalfWidth, or dict of str to float or HalfWidth, optional
+        Run until precise: the half-width wanted for each statistic (one for all of
+        ``statistics``, or ``{name: half-width}``). A plain number is relative unless
+        ``relative=False``; :func:`recursions.relative` and :func:`recursions.absolute` say it
+        for one statistic: ``{"p_wait": rc.absolute(0.005), "mean_response":
+        rc.relative(0.02)}``. The run goes on in stages until every interval is trusted and
+        within its target, a budget is spent, or the workload grows (``"unstable"``);
+        ``result.precision`` says which.
     relative : bool, default True
-        Whether ``precision`` is a relative half-width.
+        Whether a plain number in ``precision`` is a relative half-width.
     confidence : float, default 0.95
         The level of the intervals ``precision=`` targets.
     statistics : str or sequence of str, optional
@@ -167,7 +213,25 @@ def simulate(
     >>> res.precision.reached, res.interval("mean_wait").covers(1.0)
     (True, True)
     """
-    plan = make_plan(system, input, steps, time=time, warmup=warmup,
+    if getattr(input, "is_trace", False):  # a log of jobs: replayed once, in order
+        given = [k for k, v, d in (
+            ("steps", steps, None), ("time", time, None), ("warmup", warmup, 0),
+            ("replications", replications, 1), ("record", record, False), ("grid", grid, None),
+            ("batches", batches, None), ("profile_every", profile_every, None),
+            ("progress", progress, False), ("reference", reference, None),
+            ("precision", precision, None), ("relative", relative, True),
+            ("confidence", confidence, 0.95), ("statistics", statistics, None),
+            ("max_steps", max_steps, None), ("max_seconds", max_seconds, None),
+            ("start", start, None)) if not _is_default(v, d)]
+        if given:
+            raise ValueError(f"a trace is replayed once, in order, from empty servers: "
+                             f"{', '.join(f'{k}=' for k in given)} do not apply (for the "
+                             "long run of a system fed with such jobs, simulate "
+                             "trace.cyclic() with steps= or precision=)")
+        return replay(system, input, rng=rng, engine=engine, w0=w0,
+                      chunk=REPLAY_CHUNK if chunk == DEFAULT_CHUNK else chunk)
+    arrivals: Input = check_input(input)  # a TypeError that says what was given, if not one
+    plan = make_plan(system, arrivals, steps, time=time, warmup=warmup,
                      replications=replications, batches=batches, chunk=chunk, engine=engine,
                      grid=grid, profile_every=profile_every, rng=rng, record=record, w0=w0,
                      progress=progress, reference=reference, statistics=statistics,
@@ -175,4 +239,14 @@ def simulate(
                      max_steps=max_steps, max_seconds=max_seconds, start=start,
                      laws=drawn_laws, max_call=engines.MAX_CALL)
     chosen = engines.choose(system, plan)
-    return chosen.run(system, plan) if plan.modes is None else run_modes(system, plan, chosen)
+    res = chosen.run(system, plan) if plan.modes is None else run_modes(system, plan, chosen)
+    return with_trust(res)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether an option was left at its default (an array or an object never is)."""
+    if value is default:
+        return True
+    plain = (bool, int, float, str)
+    return (isinstance(value, plain) and isinstance(default, plain)
+            and type(value) is type(default) and value == default)

@@ -350,3 +350,13 @@ def log_lr(logpi, theta, end):
     import math
 
     return -math.log(sum(math.exp(lp + theta * d) for lp, d in zip(logpi, end, strict=True)))
+
+
+def replay_trace(system, times, services, u):
+    """Each job of a trace once, in order, from empty servers: its wait (``nan`` if lost).
+
+    ``u`` holds each job's routing uniforms. The gap after the last job is 0 (none follows).
+    """
+    gaps = [float(times[k + 1] - times[k]) for k in range(len(times) - 1)] + [0.0]
+    _, founds, last = run(system, [0.0] * system.servers, services, gaps, u)
+    return [float("nan") if f == LOST else f for f in founds], last

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,9 +39,12 @@ __all__ = [
     "Record",
     "Rows",
     "Table",
+    "brief",
     "column",
+    "cut",
     "plain",
     "record_dict",
+    "text_table",
     "to_pandas",
     "to_xarray",
 ]
@@ -58,12 +62,14 @@ def require(module: str, what: str) -> ModuleType:
 
 
 def plain(x: Any) -> Any:
-    """``x`` with results and numpy scalars turned into plain values (arrays are kept).
+    """``x`` with results, numpy arrays and scalars turned into plain, JSON-safe values.
 
     :class:`~recursions.Estimate` becomes ``{"value": ..., "se": ...}``, an object with
-    ``to_dict()`` its dict, a mapping a dict, a list or tuple a list, a numpy scalar a Python
-    scalar. ``None``, ``str``, ``bool``, numbers and numpy arrays stay as they are; any other
-    object (a law, a system) becomes its ``repr``.
+    ``to_dict()`` its dict, a mapping a dict, a list, tuple or numpy array a (nested) list, a
+    numpy scalar a Python scalar. ``None``, ``str``, ``bool`` and numbers stay as they are;
+    any other object (a law, a system) becomes its ``repr``. ``json.dumps`` takes the result
+    (writing ``NaN`` and ``Infinity`` for non-finite floats; :meth:`Record.to_json` writes
+    strict JSON).
 
     Examples
     --------
@@ -71,13 +77,15 @@ def plain(x: Any) -> Any:
     >>> from recursions import Estimate
     >>> plain({"p": Estimate(np.float64(0.5), 0.01), "n": np.int64(3), "xs": (1, 2)})
     {'p': {'value': 0.5, 'se': 0.01}, 'n': 3, 'xs': [1, 2]}
+    >>> plain(np.array([[1.0, 2.0]]))
+    [[1.0, 2.0]]
     """
     to_dict = getattr(x, "to_dict", None)
     if dataclasses.is_dataclass(x) and not isinstance(x, type) and callable(to_dict):
         return to_dict()
-    if isinstance(x, np.generic):
-        return x.item()
-    if x is None or isinstance(x, (str, bool, int, float, complex, np.ndarray)):
+    if isinstance(x, (np.generic, np.ndarray)):
+        return x.tolist()
+    if x is None or isinstance(x, (str, bool, int, float, complex)):
         return x
     if isinstance(x, Mapping):
         return {k: plain(v) for k, v in x.items()}
@@ -117,6 +125,135 @@ class Record:
         """
         return record_dict(self, self._dict_extra)
 
+    def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as strict JSON text: a non-finite number (NaN, infinity) is ``null``.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (``indent=2``, ``sort_keys=True``, ...).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import json
+        >>> from recursions.inference._batch_means import Interval
+        >>> iv = Interval("p_wait", 0.5, float("nan"), float("nan"), 0.95, 0, 1, False, "few")
+        >>> json.loads(iv.to_json())["half_width"] is None
+        True
+        """
+        return json.dumps(_finite(self.to_dict()), allow_nan=False, **kwargs)
+
+    def __repr__(self) -> str:
+        """One line: the public fields that are set, arrays by shape, long text cut short."""
+        parts = [f"{f.name}={brief(getattr(self, f.name))}" for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                 if f.repr and not f.name.startswith("_") and getattr(self, f.name) is not None]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def summary(self) -> str:
+        """Several lines of text, one per public field (and computed statistic) that is set.
+
+        Estimates show as ``value ± se``, or with the reason their standard error is not
+        trusted; arrays by their shape.
+
+        Returns
+        -------
+        str
+        """
+        names = [f.name for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                 if not f.name.startswith("_")]
+        rows = [(n, getattr(self, n)) for n in (*names, *self._dict_extra)]
+        return text_table(type(self).__name__, rows)
+
+
+def brief(value: Any, width: int = 60) -> str:
+    """``value`` as a short piece of text for a one-line repr.
+
+    Arrays by shape and type, estimates as ``value ± se`` (or with their reason, cut), nested
+    results by their type, mappings by their keys, text and the rest by their repr cut to
+    ``width`` characters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> brief(np.zeros((2, 3))), brief("x" * 80)[-5:], brief({"a": 1})
+    ('<array (2, 3) float64>', "xxx…'", '{a}')
+    """
+    from recursions.inference._estimate import Estimate
+
+    if isinstance(value, np.ndarray):
+        return f"<array {tuple(value.shape)} {value.dtype}>"
+    if isinstance(value, Estimate):
+        if np.ndim(value.value) != 0:
+            return f"<estimate {np.shape(value.value)}>"
+        if not value.trusted:
+            return f"{float(value.value):.4g} (se not trusted)"
+        return cut(format(value, ".4g"), width)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return f"<{type(value).__name__}>"
+    if isinstance(value, Mapping):
+        return cut("{" + ", ".join(map(str, value)) + "}", width)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return cut(repr(value), width)
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis, keeping its last character.
+
+    Examples
+    --------
+    >>> cut("Poisson(rate=1.0, service=Exponential(rate=1.0))", 20)
+    'Poisson(rate=1.0, …)'
+    """
+    return text if len(text) <= width else text[: width - 2] + "…" + text[-1]
+
+
+def text_table(title: str, rows: Iterable[tuple[str, Any]]) -> str:
+    """``title`` and one ``name: value`` line per row whose value is not ``None``.
+
+    Values show as in :func:`recursions.common._html.cell`; long text is cut at 200
+    characters.
+
+    Examples
+    --------
+    >>> print(text_table("Result", [("a", 1.5), ("b", None), ("steps", 100)]))
+    Result
+      a      1.5
+      steps  100
+    """
+    from recursions.common._html import cell
+
+    kept = [(n, v) for n, v in rows if v is not None]
+    width = max((len(n) for n, _ in kept), default=0)
+    lines = [title] + [f"  {n.ljust(width)}  {cut(_text(v, cell), 200)}" for n, v in kept]
+    return "\n".join(lines)
+
+
+def _text(value: Any, cell: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"array of shape {tuple(value.shape)}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and \
+            not hasattr(value, "ci"):
+        return brief(value, 200)
+    return str(cell(value))
+
+
+def _finite(x: Any) -> Any:
+    """``x`` (plain values) with every non-finite float as ``None`` and complex as text."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, complex):
+        return str(x)
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_finite(v) for v in x]
+    return x
+
 
 def record_dict(obj: Any, extra: Iterable[str] = ()) -> dict[str, Any]:
     """The public fields of the dataclass ``obj``, then the attributes ``extra``, made plain.
@@ -125,7 +262,7 @@ def record_dict(obj: Any, extra: Iterable[str] = ()) -> dict[str, Any]:
     --------
     >>> from recursions import Estimate
     >>> record_dict(Estimate(0.5, 0.1))
-    {'value': 0.5, 'se': 0.1}
+    {'value': 0.5, 'se': 0.1, 'reason': None}
     """
     out = {
         f.name: plain(getattr(obj, f.name))

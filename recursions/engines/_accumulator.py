@@ -12,12 +12,16 @@ import numpy as np
 from recursions.common._jit import jit
 
 __all__ = ["ALL_BUSY", "ARRIVALS", "BUSY", "JOINED", "LOST", "LOST_WORK", "N_STATS", "SAMPLED",
-           "WAITED", "WAIT_SUM", "WORK", "batch_start", "empty_path", "level_bin", "load_batch",
-           "profile_counts", "store_batch", "uniform_step"]
+           "SERVED_WORK", "WAITED", "WAIT_SUM", "WORK", "batch_start", "empty_path", "level_bin",
+           "load_batch", "profile_counts", "store_batch", "uniform_step"]
 
-# columns of the per-batch accumulator
-ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BUSY = range(10)
-N_STATS = 10
+# columns of the per-batch accumulator; SERVED_WORK sums the service times of the customers who
+# joined a server (their response is what they found plus it). Where what a map returns is a
+# response already (System.finds_response: redundancy) the result reads it as 0; the heap
+# engine, whose redundancy rule is its own, adds 0 there itself
+(ARRIVALS, JOINED, WAITED, WAIT_SUM, LOST, WORK, BUSY, SAMPLED, LOST_WORK, ALL_BUSY,
+ SERVED_WORK) = range(11)
+N_STATS = 11
 
 
 @jit(inline="always")

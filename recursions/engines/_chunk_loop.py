@@ -346,7 +346,7 @@ class RunHandle:
         """The run so far (its ``steps`` and ``batches`` follow :meth:`extend`)."""
         return self.state.plan
 
-    def extend(self, steps: int, batches: int) -> None:
+    def extend(self, steps: int, batches: int, label: str | None = None) -> None:
         """Run on to ``steps`` measured arrivals per replication, in ``batches`` batches.
 
         Parameters
@@ -356,13 +356,16 @@ class RunHandle:
         batches : int
             The new number of batches: each batch so far must lie inside one of them
             (:func:`rebin`).
+        label : str, optional
+            What the progress bar of this part says (when the run shows one).
         """
         old = self.state.plan
         if old.steps is None or old.record:
             raise ValueError("only a run of steps, with no recorded path, can go on")
         if steps <= old.steps:
             raise ValueError(f"a run goes on to more than its {old.steps} steps, got {steps}")
-        new = replace(old, steps=int(steps), batches=int(batches))
+        new = replace(old, steps=int(steps), batches=int(batches),
+                      progress=label if label is not None and old.progress else old.progress)
         self.state.go_on(new)
         self.tables = Tables(self.tables.g, rebin(self.tables.hist, old, new))
         run_chunks(self.state, new, self.draws, tables=self.tables, done=int(old.steps))
@@ -417,11 +420,13 @@ def run_chunks(kernel: Kernel, plan: RunPlan, draws: Draws, *, tables: Tables | 
             bar.close()
 
 
-def _progress_bar(progress: bool, total: int) -> Any:
+def _progress_bar(progress: bool | str, total: int) -> Any:
+    """A tqdm bar over ``total`` arrivals, described by ``progress`` when it is text."""
     if not progress:
         return None
     try:
         from tqdm.auto import tqdm
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("progress=True needs tqdm: pip install tqdm") from exc
-    return tqdm(total=total, unit="arrival", unit_scale=True)
+    desc = progress if isinstance(progress, str) else None
+    return tqdm(total=total, unit="arrival", unit_scale=True, desc=desc)

@@ -53,6 +53,7 @@ from recursions.engines._accumulator import (
     LOST,
     LOST_WORK,
     SAMPLED,
+    SERVED_WORK,
     WAIT_SUM,
     WAITED,
     WORK,
@@ -279,6 +280,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                         tot, busy = total_busy(cur)
                     c[ARRIVALS] += 1.0
                     c[JOINED] += 1.0
+                    c[SERVED_WORK] += sigma
                     if found > 0.0:
                         c[WAITED] += 1.0
                         c[WAIT_SUM] += found
@@ -303,6 +305,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 c[LOST_WORK] += sigma
             else:
                 c[JOINED] += 1.0
+                c[SERVED_WORK] += sigma
                 if found > 0.0:
                     c[WAITED] += 1.0
                     c[WAIT_SUM] += found
@@ -516,6 +519,29 @@ def run_path(params, w, sig, tau, U):
     """Apply the map to ``w`` in place for each arrival; no statistics."""
     for k in range(sig.size):
         STEP(w, sig[k], tau[k], U[k], params)
+
+
+@jit
+def run_found(params, w, sig, tau, U, found, busy, work):
+    """Apply the map to ``w`` in place for each arrival; ``found[k]`` what arrival ``k`` found.
+
+    ``-1`` for a lost customer. With ``busy`` and ``work`` as long as ``sig`` (else empty),
+    also the state arrival ``k`` saw: its busy servers and its total workload. The replay of a
+    trace (:mod:`recursions.engines._trace_replay`) and the phases engine
+    (:mod:`recursions.engines._phase_runs`).
+    """
+    state = busy.size > 0
+    for k in range(sig.size):
+        if state:
+            nb = 0
+            tot = 0.0
+            for i in range(w.size):
+                if w[i] > 0.0:
+                    nb += 1
+                    tot += w[i]
+            busy[k] = nb
+            work[k] = tot
+        found[k] = STEP(w, sig[k], tau[k], U[k], params)
 
 
 @jit(parallel=True)

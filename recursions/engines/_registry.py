@@ -9,6 +9,9 @@ run a :class:`~recursions.engines._run_plan.RunPlan`, or ``None``),
 (same arguments as ``run``) whose handle extends the run
 (:class:`recursions.engines._chunk_loop.RunHandle`; the stages of the precision mode,
 :mod:`recursions.inference._stages`, go on there, and are retraced where a run records its path).
+An engine whose statistics are not the system's declares them with ``estimates(system)``
+(the queue-length engines); a statistic asked for that the engine does not report is refused
+before any arrival (:func:`not_estimated`).
 Every engine runs through the one chunk loop of :mod:`recursions.engines._chunk_loop`.
 Engines register
 themselves with :func:`register` where they are defined:
@@ -21,10 +24,13 @@ name        what it keeps                                       goes   module (e
 ``heap``    absolute empty times in an indexed min-heap         yes    ``_workload_engines``
 ``queues``  queue lengths per server, any service law           yes    ``zerowait``
 ``counts``  aggregated counts of servers per length and phase   yes    ``zerowait``
+``phases``  the map customer by customer, sums by clock phase   no     ``_phase_runs``
 ==========  ==================================================  =====  =======================
 
 A system declares the engines that run it (:attr:`recursions.System.engines`, in order of
-preference when none is preferred), and :func:`choose` picks among those.
+preference when none is preferred), and :func:`choose` picks among those, and among the
+engines of their family that claim a run by its input (``claims(plan)``: the ``phases``
+engine, for arrivals that follow a clock).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ if TYPE_CHECKING:
     from recursions.model._inputs import Input
     from recursions.results._simulation_result import SimulationResult
 
-__all__ = ["ENGINES", "Engine", "choose", "planned", "refusal", "register", "unhonoured"]
+__all__ = ["ENGINES", "Engine", "choose", "not_estimated", "planned", "refusal", "register",
+           "unhonoured"]
 
 MAX_CALL = 1 << 22
 """Most arrivals of one in-kernel call: an interrupt waits at most for one call."""
@@ -154,7 +161,41 @@ def refusal(engine: Engine, system: Simulable, plan: RunPlan) -> str | None:
     bad = unhonoured(engine, plan)
     if why is None and bad:
         why = f"the {engine.name} engine does not take {', '.join(f'{k}=' for k in bad)}"
-    return why
+    return why if why is not None else not_estimated(engine, system, plan)
+
+
+def not_estimated(engine: Engine, system: Simulable, plan: RunPlan) -> str | None:
+    """Why ``engine`` cannot report a statistic ``plan`` asks for, or ``None``.
+
+    The statistics asked for are those of ``statistics=`` and those ``precision=`` targets;
+    what the engine reports is its ``estimates(system)`` where it declares them (the
+    queue-length engines report their own), else the system's
+    (:attr:`recursions.System.estimates`). Checked before any arrival is simulated.
+
+    Examples
+    --------
+    >>> import recursions as rc
+    >>> from recursions.engines._run_plan import make_plan
+    >>> plan = make_plan(rc.JSW(3), rc.Poisson(2.0, rc.dists.Exponential(1.0)), 10,
+    ...                  statistics=("p_loss",))
+    >>> print(not_estimated(ENGINES["dense"], rc.JSW(3), plan))  # doctest: +ELLIPSIS
+    statistics: JSW has no estimate of p_loss; it estimates p_wait, mean_wait, ...
+    """
+    modes = plan.modes
+    asked = [*(plan.statistics or ()),
+             *(() if modes is None else (*(modes.statistics or ()),
+                                         *(k for k in (modes.precision or {}) if k)))]
+    declared = getattr(engine, "estimates", None)
+    have = declared(system) if declared is not None else system.estimates
+    bad = [n for n in dict.fromkeys(asked) if n not in have]
+    if not bad:
+        return None
+    why, capacity = "", getattr(system, "capacity", system.servers)
+    if "mean_response" in bad and capacity != system.servers:
+        why = (f" (its servers do not work at unit speed, capacity {capacity:g} for "
+               f"{system.servers} servers, so a response is not the wait plus the service)")
+    return (f"statistics: {type(system).__name__} has no estimate of {', '.join(bad)}{why}; "
+            f"it estimates {', '.join(have)}")
 
 
 def choose(system: Simulable, plan: RunPlan) -> Engine:
@@ -191,7 +232,12 @@ def choose(system: Simulable, plan: RunPlan) -> Engine:
     """
     declared = [ENGINES[name] for name in system.engines]
     if plan.engine == "auto":
-        ready = [e for e in declared if refusal(e, system, plan) is None]
+        # an engine of the system's family may claim the run by its input (the phases
+        # engine: arrivals that follow a clock); it comes first
+        family = declared[0].family
+        claimed = [e for e in ENGINES.values() if e.family == family and e not in declared
+                   and getattr(e, "claims", lambda p: False)(plan)]
+        ready = [e for e in claimed + declared if refusal(e, system, plan) is None]
         for engine in [e for e in ready if e.preferred(system, plan)] + ready:
             return engine
         raise ValueError(refusal(declared[0], system, plan))

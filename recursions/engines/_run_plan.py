@@ -12,8 +12,7 @@ that engine.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -21,13 +20,14 @@ import numpy as np
 
 from recursions.common._checks import MAX_COUNT, check_count, check_int, check_positive
 from recursions.common._rng import RngLike
+from recursions.inference._half_widths import HalfWidth, half_widths
 from recursions.model._inputs import Input, check_input
 from recursions.results._statistics import REGISTRY, customer_statistics
 
 __all__ = ["BASE_BATCHES", "DEFAULT_CHUNK", "DEFAULT_LEVELS", "DEFAULT_STATISTICS",
            "FIRST_SNAPSHOTS", "FIRST_STEPS", "LEAN_STATISTICS", "MAX_STEPS", "MSER_PREFERENCE",
            "REPORTED_BATCHES", "STATISTICS", "Modes", "RunPlan", "Simulable", "check_statistics",
-           "default_batches", "kept_statistics", "make_plan"]
+           "default_batches", "kept_statistics", "make_plan", "mser_series"]
 
 DEFAULT_CHUNK = 8192
 """Arrivals drawn and simulated per chunk where draws are made in blocks (``chunk=``)."""
@@ -109,8 +109,10 @@ class Modes:
 
     Attributes
     ----------
-    precision : float, dict or None
-        The half-width asked for (``None``: a fixed budget of ``steps`` arrivals).
+    precision : dict of str to HalfWidth, or None
+        The half-width asked for each statistic, ``""`` standing for every one it targets
+        (:func:`~recursions.inference._half_widths.half_widths`; ``None``: a fixed budget of
+        ``steps`` arrivals).
     relative, confidence, max_seconds, start
         As given to :func:`recursions.simulate`.
     statistics : tuple of str or None
@@ -143,7 +145,7 @@ class Modes:
     (256, False, 16384)
     """
 
-    precision: Any
+    precision: dict[str, HalfWidth] | None
     relative: bool
     confidence: float
     statistics: tuple[str, ...] | None
@@ -184,7 +186,7 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
         raise ValueError("give start= or w0=, not both")
     base = BASE_BATCHES if batches is None else check_int(batches, "batches", 1)
     if precision is not None:
-        _check_precision(precision, statistics, base * nrep)
+        precision = _check_precision(precision, relative, statistics, base * nrep)
     elif steps is None:
         raise ValueError("steps is required (or precision= to run until precise)")
     steps = None if steps is None else check_count(steps, "steps", 1)
@@ -201,33 +203,25 @@ def _modes(system: Any, steps: int | None, time: float | None, warmup: Any, repl
                  max_steps=cap, base=base, default=batches is None)
 
 
-def _check_precision(precision: Any, statistics: Any, batches: int) -> None:
-    """Refuse a ``precision=`` that no run could reach, before any arrival is simulated.
+def _check_precision(precision: Any, relative: bool, statistics: Any, batches: int
+                     ) -> dict[str, HalfWidth]:
+    """A ``precision=`` as targets by statistic, refused if no run could reach it.
 
-    Whether the system estimates the statistics named is checked on the first stage.
+    Refused before any arrival is simulated; whether the system estimates the statistics
+    named is checked by the engine before its first stage.
     """
     if batches < 64:
         raise ValueError(f"precision= needs at least 64 batches in all (batches x replications, "
                          f"got {batches}): the test of independence merges them down to 16; "
                          "leave batches= out (256 per replication)")
-    wanted = dict(precision) if isinstance(precision, Mapping) else {"": precision}
-    if not wanted:
-        raise ValueError("precision must give a half-width, or a dict naming at least one "
-                         "statistic")
-    for name, tol in wanted.items():
-        try:
-            ok = math.isfinite(float(tol)) and float(tol) > 0
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"precision must be a finite half-width > 0, got {tol!r}"
-                             + (f" for {name}" if name else ""))
+    wanted = half_widths(precision, relative)
     named = () if statistics is None else (
         (statistics,) if isinstance(statistics, str) else tuple(statistics))
     for name in [*wanted, *named]:
         if name and name not in STATISTICS:
             raise ValueError(f"statistics: {name!r} is not estimated by any system; choose "
                              f"among {sorted(STATISTICS)}")
+    return wanted
 
 
 # (service code, params, interarrival code, params) of the laws drawn inside the kernels
@@ -335,7 +329,7 @@ class RunPlan:
     w0: Any = None
     grid: np.ndarray | None = None
     profile_every: int | None = None
-    progress: bool = False
+    progress: bool | str = False
     reference: Any = None
     laws: KernelLaws | None = None
     statistics: tuple[str, ...] | None = None
@@ -375,7 +369,7 @@ STATISTICS = frozenset(REGISTRY)
 which ones a
 system has is the system's to declare, :attr:`recursions.System.estimates`)."""
 
-DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("mean_response",), ("p_loss",),
+DEFAULT_STATISTICS = (("p_wait", "mean_wait"), ("p_loss",), ("mean_response",),
                       ("mean_workload",))
 """The statistics ``precision=`` targets by default: the first group the system estimates."""
 
@@ -506,7 +500,25 @@ def _horizon(input: Input, steps: Any, time: Any, warmup: Any
 
 MSER_PREFERENCE = ("mean_wait", "mean_response", "mean_workload", "mean_jobs", "p_wait")
 """The statistic MSER's truncation point is chosen on: the first of these the run has (one
-series, not the most truncated of several, which multiplied the rule's false alarms)."""
+series, not the most truncated of several, which multiplied the rule's false alarms); see
+:func:`mser_series`."""
+
+
+def mser_series(have: Sequence[str]) -> str | None:
+    """The first of :data:`MSER_PREFERENCE` among ``have``, the statistics of a run.
+
+    A loss system's ``mean_response`` is skipped: its customers never wait, so their response
+    is their service time, which shows no transient (its workload does).
+
+    Examples
+    --------
+    >>> mser_series(("p_loss", "overflow_work", "mean_response", "mean_workload"))
+    'mean_workload'
+    >>> mser_series(("mean_response", "mean_workload"))  # redundancy: the response time
+    'mean_response'
+    """
+    skip = "mean_response" if "p_loss" in have else None
+    return next((k for k in MSER_PREFERENCE if k in have and k != skip), None)
 
 
 def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], auto: bool
@@ -537,7 +549,7 @@ def kept_statistics(statistics: tuple[str, ...] | None, have: Sequence[str], aut
     """
     if statistics is None or not auto:
         return statistics
-    key = next((k for k in MSER_PREFERENCE if k in have), None)
+    key = mser_series(have)
     return statistics if key is None or key in statistics else (*statistics, key)
 
 

@@ -77,7 +77,7 @@ class _Run:
         """The result of the batch sums ``acc`` and ``tables`` of ``plan``'s batches."""
         return workload_result(self.system, plan, self.engine, acc, tables, self.final_state(),
                                getattr(self, "path", None),
-                               "mean_response" in self.system.estimates, self.load_msg)
+                               self.system.finds_response, self.load_msg)
 
     def final_state(self) -> np.ndarray:
         """The workloads at the end."""
@@ -352,7 +352,7 @@ class DenseEngine(_WorkloadEngine):
         """Time horizons need the heap engine; statistics the system does not have."""
         if plan.time is not None:
             return "time= runs need the heap engine (JSW, JIQ, RandomRouting, LeastOfD)"
-        return _not_estimated(system, plan)
+        return None
 
     def preferred(self, system: Any, plan: RunPlan) -> bool:
         """Never preferred: it runs what the heap engine does not."""
@@ -430,7 +430,7 @@ class HeapEngine(_WorkloadEngine):
                     f"not {type(system).__name__}")
         if plan.record:
             return "record=True needs the dense engine"
-        return _not_estimated(system, plan)
+        return None
 
     def preferred(self, system: Any, plan: RunPlan) -> bool:
         """From :data:`HEAP_MIN_SERVERS` servers on, or for a time horizon."""
@@ -472,18 +472,6 @@ drawing loop compiled for its policy and for lean statistics (no all-busy count,
 histogram is left in the loop). On: faster where measured, the same numbers
 (``docs/benchmarks.md``, section :ref:`bench-heap-policy`).
 """
-
-
-def _not_estimated(system: Any, plan: RunPlan) -> str | None:
-    """Why ``plan.statistics`` cannot be reported for ``system`` (one it has no estimate of)."""
-    if plan.statistics is None:
-        return None
-    have = system.estimates
-    bad = [n for n in plan.statistics if n not in have]
-    if not bad:
-        return None
-    return (f"statistics: {type(system).__name__} has no estimate of {', '.join(bad)}; it "
-            f"estimates {', '.join(have)}")
 
 
 def _compiled(step: Any) -> bool:

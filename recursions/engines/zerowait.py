@@ -41,6 +41,7 @@ from recursions.model._queue_policies import (
     PowerOfD,
     QueuePolicy,
     poisson_refusal,
+    queue_length_estimates,
     sub_halfin_whitt_rate,
 )
 from recursions.model._system import System, map_refusal
@@ -226,6 +227,10 @@ class QueueLengthEngine:
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def estimates(self, system: Any) -> tuple[str, ...]:
+        """What a run reports: the statistics of queue lengths (``p_block`` with a buffer)."""
+        return queue_length_estimates(getattr(system, "buffer", None) or None)
 
     def refuses(self, system: Any, plan: Any) -> str | None:
         """Why not: options about workload vectors, arrivals not Poisson, or phases missing.

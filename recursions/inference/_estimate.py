@@ -17,7 +17,14 @@ class Estimate:
 
     ``float(e)`` is ``e.value``; ``e.ci(level)`` a normal confidence interval at ``level``;
     ``print(e)`` shows ``value ± se`` (elementwise for arrays); ``e.to_dict()`` is
-    ``{"value": ..., "se": ...}``.
+    ``{"value": ..., "se": ...}``, JSON-safe.
+
+    A standard error that cannot be trusted (a law with no finite variance behind a mean, batch
+    means that failed their test of independence, a run too short for its load) is carried
+    with its ``reason``: such an estimate never shows as a bare ``value ± se``. It prints as
+    ``value (se not trusted: reason)``, and its dict has ``"se": None`` with the number under
+    ``"untrusted_se"`` and the ``"reason"`` beside it, so that a script reading ``"se"``
+    cannot take it for a trusted one.
 
     Parameters
     ----------
@@ -25,16 +32,44 @@ class Estimate:
         The estimate (an array for a profile or a tail at several levels).
     se : float or numpy.ndarray
         Its standard error (batch means); ``nan`` when it cannot be computed.
+    reason : str or None, default None
+        Why ``se`` cannot be trusted; ``None`` when it can.
 
     Examples
     --------
     >>> e = Estimate(0.5, 0.01)
-    >>> float(e), e.ci(0.95)
-    (0.5, (0.4804, 0.5196))
+    >>> float(e), e.ci(0.95), e.trusted
+    (0.5, (0.4804, 0.5196), True)
+    >>> print(Estimate(6.216, 0.1328, reason="the service law has no finite variance"))
+    6.216 (se not trusted: the service law has no finite variance)
     """
 
     value: float | np.ndarray
     se: float | np.ndarray
+    reason: str | None = None
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the standard error can be trusted (``reason is None``)."""
+        return self.reason is None
+
+    def distrusted(self, reason: str | None) -> Estimate:
+        """The same estimate, with ``reason`` as why its standard error cannot be trusted.
+
+        ``None`` gives it back unchanged (a trusted one stays trusted).
+
+        Examples
+        --------
+        >>> Estimate(1.0, 0.1).distrusted("batch means correlated").trusted
+        False
+        """
+        if reason is None:
+            return self
+        return Estimate(self.value, self.se, reason)
+
+    def __repr__(self) -> str:
+        why = "" if self.reason is None else f", reason={self.reason!r}"
+        return f"Estimate(value={self.value!r}, se={self.se!r}{why})"
 
     def __float__(self) -> float:
         return float(self.value)
@@ -75,17 +110,25 @@ class Estimate:
         return (_sig(float(lo)), _sig(float(hi)))
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"value": ..., "se": ...}``: Python floats, or numpy arrays for an array estimate.
+        """``{"value": ..., "se": ...}``: Python floats, or lists for an array estimate.
+
+        An estimate whose standard error is not trusted gives ``"se": None``, its number as
+        ``"untrusted_se"`` and the ``"reason"``.
 
         Examples
         --------
         >>> import numpy as np
         >>> Estimate(np.float64(0.5), np.float64(0.01)).to_dict()
         {'value': 0.5, 'se': 0.01}
+        >>> Estimate(2.0, 0.3, reason="heavy tail").to_dict()
+        {'value': 2.0, 'se': None, 'untrusted_se': 0.3, 'reason': 'heavy tail'}
         """
         from recursions.common._tables import plain
 
-        return {"value": plain(self.value), "se": plain(self.se)}
+        if self.reason is None:
+            return {"value": plain(self.value), "se": plain(self.se)}
+        return {"value": plain(self.value), "se": None, "untrusted_se": plain(self.se),
+                "reason": self.reason}
 
     def __format__(self, spec: str) -> str:
         """``value ± se`` with ``spec`` (default ``.4g``) for each; arrays elementwise.
@@ -101,6 +144,10 @@ class Estimate:
         '[[1.00 ± 0.10, 2.00 ± 0.20]]'
         """
         spec = spec or ".4g"
+        if self.reason is not None:
+            shown = (format(self.value, spec) if np.ndim(self.value) == 0 else
+                     "[" + ", ".join(format(v, spec) for v in np.ravel(self.value)) + "]")
+            return f"{shown} (se not trusted: {self.reason})"
         if not isinstance(self.value, np.ndarray) and not isinstance(self.se, np.ndarray):
             return _pm(self.value, self.se, spec)
         value, se = np.broadcast_arrays(np.asarray(self.value), np.asarray(self.se))

@@ -54,10 +54,10 @@ from recursions.engines._run_plan import (
     DEFAULT_STATISTICS,
     FIRST_STEPS,
     MAX_STEPS,
-    MSER_PREFERENCE,
     STATISTICS,
     Modes,
     RunPlan,
+    mser_series,
 )
 from recursions.inference import diagnostics as dg
 from recursions.inference._batch_means import (
@@ -67,6 +67,7 @@ from recursions.inference._batch_means import (
     truncated,
 )
 from recursions.inference._estimate import Estimate
+from recursions.inference._half_widths import HalfWidth
 from recursions.inference._unstable_stop import Growth, GrowthWatch
 from recursions.results._simulation_result import SimulationResult, untrusted_headline
 
@@ -83,9 +84,10 @@ class PrecisionReport(Record):
     Attributes
     ----------
     target : dict of str to float
-        The half-width asked for each statistic (relative to its value when ``relative``).
-    relative : bool
-        Whether the targets are relative half-widths.
+        The half-width asked for each statistic (relative to its value where ``relative``
+        says so).
+    relative : dict of str to bool
+        Whether each target is a relative half-width.
     confidence : float
         The nominal level of the intervals.
     reached : bool
@@ -115,7 +117,7 @@ class PrecisionReport(Record):
     """
 
     target: dict[str, float]
-    relative: bool
+    relative: dict[str, bool]
     confidence: float
     reached: bool
     intervals: dict[str, Interval]
@@ -133,7 +135,7 @@ class PrecisionReport(Record):
                  f"{self.steps_used:,} simulated in all"]
         for name, iv in self.intervals.items():
             tol = self.target.get(name)
-            rel = " relative" if self.relative else ""
+            rel = " relative" if self.relative.get(name) else ""
             want = "" if tol is None else f" (target {tol:g}{rel})"
             lines.append(f"  {iv}{want}")
         if self.growth is not None:
@@ -149,40 +151,94 @@ class PrecisionReport(Record):
 
 
 
-def _targets(precision: Any, statistics: Sequence[str] | None,
-             available: Sequence[str], no_clt: Mapping[str, str]) -> dict[str, float]:
-    if isinstance(precision, Mapping):
-        wanted = {str(k): float(v) for k, v in precision.items()}
-        if statistics is not None and set(statistics) != set(wanted):
-            raise ValueError("statistics must name the same statistics as precision= when "
-                             "precision is a dict (or be left out)")
-    else:
-        tol = float(precision)
+def _targets(precision: Mapping[str, HalfWidth], statistics: Sequence[str] | None,
+             available: Sequence[str], no_clt: Mapping[str, str]) -> dict[str, HalfWidth]:
+    """The half-width targeted for each statistic, checked against what the run estimates.
+
+    ``""`` in ``precision`` stands for the group ``statistics`` names, or the system's
+    headline group.
+    """
+    if "" in precision:
+        tol = precision[""]
         if statistics is None:
             group = next((g for g in DEFAULT_STATISTICS if all(s in available for s in g)),
                          tuple(available[:1]))
         else:
             group = tuple(statistics)
         wanted = {s: tol for s in group}
-    for name, tol in wanted.items():
+    else:
+        wanted = dict(precision)
+        if statistics is not None and set(statistics) != set(wanted):
+            raise ValueError("statistics must name the same statistics as precision= when "
+                             "precision is a dict (or be left out)")
+    for name in wanted:
         if name not in available:
             raise ValueError(f"statistics: {name!r} is not estimated for this system; choose "
                              f"among {sorted(available)}")
         if name in no_clt:
             raise ValueError(f"precision: {name} cannot be made precise: {no_clt[name]}")
-        if not (math.isfinite(tol) and tol > 0):
-            raise ValueError(f"precision must be a finite half-width > 0, got {tol!r} for "
-                             f"{name}")
     return wanted
+
+
+def stage_label(stage: int, targets: Mapping[str, HalfWidth],
+                intervals: Mapping[str, Interval]) -> str:
+    """What the progress bar of a stage says: its number, each target, the half-width so far.
+
+    Parameters
+    ----------
+    stage : int
+        The stage's number (from 1).
+    targets : mapping of str to HalfWidth
+        The targets (``""``: the statistics the run targets, before the first stage names
+        them).
+    intervals : mapping of str to Interval
+        The intervals after the stage before (none before the first).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from recursions.inference._half_widths import absolute, relative
+    >>> stage_label(1, {"p_wait": absolute(0.005), "mean_wait": relative(0.02)}, {})
+    'stage 1: p_wait ±0.005, mean_wait ±2%'
+    >>> iv = Interval("p_wait", 0.4, 0.0081, 0.004, 0.95, 32, 1, True, "")
+    >>> stage_label(2, {"p_wait": absolute(0.005)}, {"p_wait": iv})
+    'stage 2: p_wait ±0.0081 → ±0.005'
+    """
+    parts = []
+    for name, want in targets.items():
+        show = name or "precision"
+        goal = f"±{want.value:.3g}" if not want.relative else f"±{100 * want.value:.3g}%"
+        iv = intervals.get(name) if name else None
+        if iv is None and not name and intervals:  # one target for the run's statistics
+            parts += [_now(k, v, want) + f" → {goal}" for k, v in intervals.items()]
+            continue
+        parts.append(f"{show} {goal}" if iv is None else _now(name, iv, want) + f" → {goal}")
+    return f"stage {stage}: " + ", ".join(parts)
+
+
+def _now(name: str, iv: Interval, want: HalfWidth) -> str:
+    """``name ±half-width`` of ``iv``, in the units of ``want`` (``?`` when not trusted)."""
+    if not (iv.trusted and math.isfinite(iv.half_width)):
+        return f"{name} ±?"
+    if want.relative:
+        rel = iv.half_width / abs(iv.value) if iv.value else math.inf
+        return f"{name} ±{100 * rel:.3g}%"
+    return f"{name} ±{iv.half_width:.2g}"
 
 
 def _mser_key(sums: Mapping[str, Any], names: Sequence[str]) -> str | None:
     """The one series MSER cuts for every statistic of a run.
 
-    The first of :data:`MSER_PREFERENCE` among ``names``, else among the run's statistics.
+    The first of :data:`MSER_PREFERENCE` among ``names``
+    (:func:`~recursions.engines._run_plan.mser_series`), else the first of ``names``, else
+    the first of :data:`MSER_PREFERENCE` among the run's statistics.
     """
-    return next((k for k in (*MSER_PREFERENCE, *names) if k in sums and k in names),
-                next((k for k in MSER_PREFERENCE if k in sums), None))
+    named = [k for k in names if k in sums]
+    key = mser_series(named) or next(iter(named), None)
+    return key if key is not None else mser_series(list(sums))
 
 
 class Quiet:
@@ -304,6 +360,9 @@ def _finish(res: SimulationResult, names: Sequence[str], auto: bool, confidence:
             a = getattr(res, f)
             if a is not None and np.ndim(a) >= 2 and np.shape(a)[1] == batches:
                 changes[f] = a[:, drop:]
+        if res._phases is not None and res._phases.sums.shape[1] == batches:
+            changes["_phases"] = dataclasses.replace(res._phases,
+                                                     sums=res._phases.sums[:, drop:])
     if only is not None:
         changes.update({k: None for k in STATISTICS
                         if k not in only and getattr(res, k, None) is not None})
@@ -398,6 +457,17 @@ def _growth(short: Sequence[str], ivs: Mapping[str, Interval], tol: Mapping[str,
     return factor
 
 
+def _report(targets: Mapping[str, HalfWidth], confidence: float, ivs: dict[str, Interval],
+            short: Sequence[str], needed: dict[str, int | None], run: tuple[int, int, int],
+            stopped: str, growth: Growth | None) -> PrecisionReport:
+    """The :class:`PrecisionReport` of a run that stopped (``run``: stages, steps, used)."""
+    return PrecisionReport(target={k: t.value for k, t in targets.items()},
+                           relative={k: t.relative for k, t in targets.items()},
+                           confidence=confidence, reached=not short, intervals=ivs,
+                           missed=tuple(short), needed=needed, stages=run[0], steps=run[1],
+                           steps_used=run[2], stopped_by=stopped, growth=growth)
+
+
 def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
                    watch: GrowthWatch) -> SimulationResult:
     """Stages until every interval is within its target (the module's docstring), or a budget.
@@ -412,7 +482,8 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
     """
     floors = floor, settle = outlook.floor, outlook.settle
     kind, side = outlook.start, outlook.side
-    precision, relative, confidence = modes.precision, modes.relative, modes.confidence
+    precision, confidence = modes.precision, modes.confidence
+    assert precision is not None  # a run until precise has its targets
     statistics, max_seconds, auto = modes.statistics, modes.max_seconds, modes.auto
     cap = modes.max_steps
     n = stages.first(modes.first, cap)
@@ -421,10 +492,11 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
     # itself: a running maximum of those stages' standard errors scaled to the current length
     prev: dict[str, tuple[float, float]] = {}
     confirmed = False  # the last stage was precise too
+    ivs: dict[str, Interval] = {}  # the last stage's intervals (the progress bar shows them)
     growth: Growth | None = None  # the test that stopped the run as unstable
     while True:
         t1 = time.perf_counter()
-        res = quiet(partial(stages.run, n))
+        res = quiet(partial(stages.run, n, stage_label(count + 1, precision, ivs)))
         spent = (time.perf_counter() - t1) / max(1, stages.ran)  # per arrival
         count += 1
         targets = _targets(precision, statistics, res.statistics, res._no_clt or {})
@@ -437,7 +509,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
         ivs = {k: _guarded(ivs[k], prev.get(k), seen[k]) for k in names}
         if n >= floor:  # a stage under the floor guards no later stage
             prev = {k: (ivs[k].se, seen[k]) for k in names if ivs[k].trusted}
-        tol = {k: targets[k] * (abs(ivs[k].value) if relative else 1.0) for k in names}
+        tol = {k: targets[k].of(ivs[k].value) for k in names}
         short = [k for k in names if n < floor
                  or not (steady and ivs[k].trusted and ivs[k].half_width <= tol[k])]
         hold = _hold(not short, n, settle, confirmed)  # precise, but too soon to know it
@@ -449,7 +521,7 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
             short, zero, stopped = list(names), [], "unstable"
             break
         confirmed = not short
-        zero = [k for k in short if relative and ivs[k].value == 0.0]
+        zero = [k for k in short if targets[k].relative and ivs[k].value == 0.0]
         if zero and count >= 3:  # nothing seen in three stages: a relative target is moot
             stopped = "zero"
             break
@@ -474,10 +546,8 @@ def _until_precise(stages: Any, quiet: Quiet, modes: Modes, outlook: dg.Outlook,
     needed = {k: (max(math.ceil(n * (_plain_half_width(ivs[k]) / tol[k]) ** 2), least)
                   if steady and ivs[k].trusted and tol[k] > 0 and growth is None else None)
               for k in short}
-    report = PrecisionReport(target=dict(targets), relative=relative, confidence=confidence,
-                             reached=not short, intervals=ivs, missed=tuple(short),
-                             needed=needed, stages=count, steps=n, steps_used=stages.used,
-                             stopped_by=stopped, growth=growth)
+    report = _report(targets, confidence, ivs, short, needed, (count, n, stages.used),
+                     stopped, growth)
     missed = None if not short else (
         f"{res.system}: precision not reached"
         + _not_reached(stopped, zero, ivs, tol, needed, n, floors, steady, hold, growth))

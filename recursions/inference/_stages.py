@@ -64,10 +64,14 @@ class Retraced:
         """Arrivals per replication the stage of ``nxt`` simulates after one of ``n``."""
         return nxt
 
-    def run(self, n: int) -> SimulationResult:
-        """The stage of ``n`` arrivals per replication, in ``base`` batches (fewer if short)."""
+    def run(self, n: int, label: str | None = None) -> SimulationResult:
+        """The stage of ``n`` arrivals per replication, in ``base`` batches (fewer if short).
+
+        ``label`` is what its progress bar says, when the run shows one.
+        """
+        progress = label if label is not None and self.plan.progress else self.plan.progress
         plan = dataclasses.replace(self.plan, steps=n, batches=min(self.base, n),
-                                   rng=fresh(self.seed))
+                                   rng=fresh(self.seed), progress=progress)
         self.used += (n + plan.warmup) * plan.replications
         self.ran = n
         return self.engine.run(self.system, plan)
@@ -125,18 +129,22 @@ class Continued:
         """Arrivals per replication the stage of ``nxt`` simulates after one of ``n``."""
         return nxt - n
 
-    def run(self, n: int) -> SimulationResult:
-        """The stage of ``n`` arrivals per replication: the run so far goes on to ``n``."""
+    def run(self, n: int, label: str | None = None) -> SimulationResult:
+        """The stage of ``n`` arrivals per replication: the run so far goes on to ``n``.
+
+        ``label`` is what its progress bar says, when the run shows one.
+        """
         self.g = self.g_next
         nrep = self.plan.replications
         if self.handle is None:
-            plan = dataclasses.replace(self.plan, steps=n, batches=n // self.g)
+            progress = label if label is not None and self.plan.progress else self.plan.progress
+            plan = dataclasses.replace(self.plan, steps=n, batches=n // self.g, progress=progress)
             self.handle = self.engine.start(self.system, plan)
             self.used += (n + plan.warmup) * nrep
             self.ran = n
         else:
             done = int(self.handle.plan.steps)
-            self.handle.extend(n, n // self.g)
+            self.handle.extend(n, n // self.g, label)
             self.used += (n - done) * nrep
             self.ran = n - done
         return self.handle.result(batches=self.base)

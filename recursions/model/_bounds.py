@@ -166,6 +166,11 @@ class Envelope(System):
         return self.system.heap_policy if self.passes_through else None
 
     @property
+    def finds_response(self) -> bool:  # type: ignore[override]
+        """As the bounded system when passed through (redundancy's map returns a response)."""
+        return self.passes_through and self.system.finds_response
+
+    @property
     def estimates(self) -> tuple[str, ...]:
         """As the bounded system when passed through (redundancy reports response times)."""
         return self.system.estimates if self.passes_through else super().estimates

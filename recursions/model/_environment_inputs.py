@@ -19,6 +19,7 @@ dependence lasts. Kept in a module of their own, apart from the base class
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,16 +32,21 @@ from recursions.common._jit import jit
 from recursions.dists import as_law
 from recursions.model._inputs import Input
 
-__all__ = ["MarkovModulated", "Periodic"]
+__all__ = ["SHOWN", "MarkovModulated", "Periodic"]
+
+SHOWN = 8
+"""The longest period a :class:`Periodic` prints in full; a longer one prints its length."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Periodic(Input):
     """Deterministic periodic input: a finite ``Omega`` with ``theta`` the cyclic shift.
 
     Customer ``n`` has ``sigma[(phase + n) % K]`` and ``tau[(phase + n) % K]``. With
     ``phase=None`` the phase is drawn uniformly from the seed (the stationary version on the
-    uniform measure of ``Omega``).
+    uniform measure of ``Omega``). A long period (a trace's, :meth:`recursions.Trace.cyclic`)
+    is kept as two read-only arrays, and its repr is one short line that ends with a hash of
+    the arrays (what a sweep's checkpoint compares).
 
     Parameters
     ----------
@@ -56,17 +62,21 @@ class Periodic(Input):
     >>> inp = rc.Periodic(sigma=[3.0, 0.0, 0.0], tau=[1.0, 1.0, 1.0], phase=0)
     >>> inp.mean_service, inp.mean_interarrival
     (1.0, 1.0)
+    >>> inp
+    Periodic(sigma=(3.0, 0.0, 0.0), tau=(1.0, 1.0, 1.0), phase=0)
     """
 
-    sigma: Any
-    tau: Any
+    sigma: Any = field(compare=False)
+    tau: Any = field(compare=False)
     phase: int | None = None
     _s: np.ndarray = field(init=False, repr=False, compare=False)
     _t: np.ndarray = field(init=False, repr=False, compare=False)
+    _digest: str = field(init=False, repr=False)
+    """A hash of both arrays: what equality and hashing compare."""
 
     def __post_init__(self) -> None:
-        s = np.asarray(self.sigma, dtype=np.float64).ravel()
-        t = np.asarray(self.tau, dtype=np.float64).ravel()
+        s = np.array(self.sigma, dtype=np.float64).ravel()
+        t = np.array(self.tau, dtype=np.float64).ravel()
         if s.size == 0 or s.size != t.size:
             raise ValueError(
                 f"sigma and tau must be non-empty and of equal length, got {s.size} and {t.size}"
@@ -87,10 +97,24 @@ class Periodic(Input):
                 raise TypeError(f"phase must be an integer or None, got {self.phase!r}")
             if not 0 <= self.phase < s.size:
                 raise ValueError(f"phase must be in [0, {s.size - 1}], got {self.phase}")
-        object.__setattr__(self, "sigma", tuple(s.tolist()))
-        object.__setattr__(self, "tau", tuple(t.tolist()))
+        s.flags.writeable = False
+        t.flags.writeable = False
+        h = hashlib.sha256(memoryview(s))  # the arrays' own bytes: no copy
+        h.update(b"|")
+        h.update(memoryview(t))
+        digest = h.hexdigest()[:32]
+        object.__setattr__(self, "sigma", s)
+        object.__setattr__(self, "tau", t)
         object.__setattr__(self, "_s", s)
         object.__setattr__(self, "_t", t)
+        object.__setattr__(self, "_digest", digest)
+
+    def __repr__(self) -> str:
+        if self._s.size <= SHOWN:
+            return (f"Periodic(sigma={tuple(self._s.tolist())}, tau={tuple(self._t.tolist())}, "
+                    f"phase={self.phase!r})")
+        return (f"Periodic(period={self._s.size:,}: mean sigma {self._s.mean():.4g}, mean tau "
+                f"{self._t.mean():.4g}, phase={self.phase!r}; #{self._digest[:12]})")
 
     @property
     def period(self) -> int:
@@ -99,7 +123,7 @@ class Periodic(Input):
 
     @property
     def service_bound(self) -> float:
-        return float(max(self.sigma))
+        return float(self._s.max())
 
     @property
     def correlation_length(self) -> float:

@@ -238,6 +238,15 @@ class ForwardStream:
         """
         return self._gens
 
+    @property
+    def environment(self) -> Any:
+        """The environment of the next customer: the carry of the hooks.
+
+        ``None`` for i.i.d. input, the phase of the clock for :class:`~recursions.TimeVarying`,
+        a Markov state, ...
+        """
+        return self._carry
+
     def next(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Return the next ``n`` (sigma, tau) pairs as two float64 arrays.
 
@@ -354,6 +363,10 @@ def check_input(value: Any, name: str = "input") -> Any:
     TypeError: input must be a recursions input, got JSW
     """
     if not isinstance(value, Input):
+        if getattr(value, "is_trace", False):
+            raise TypeError(f"{name} must be a recursions input, got a Trace: a trace is "
+                            "replayed by rc.simulate(system, trace); its stationary version "
+                            "is trace.cyclic()")
         raise TypeError(f"{name} must be a recursions input, got {type(value).__name__}")
     return value
 

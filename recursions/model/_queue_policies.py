@@ -80,6 +80,9 @@ def poisson_refusal(system: Any, input: Input) -> str | None:
 def queue_length_estimates(buffer: int | None) -> tuple[str, ...]:
     """The statistics the queue-length engines report (``p_block`` with a ``buffer``).
 
+    Means of time (the wait, the response) come from the number of jobs by Little's law: the
+    time-integral of the jobs, over the customers who joined.
+
     Parameters
     ----------
     buffer : int or None
@@ -94,7 +97,7 @@ def queue_length_estimates(buffer: int | None) -> tuple[str, ...]:
     >>> queue_length_estimates(2)[-2:]
     ('mean_jobs', 'p_block')
     """
-    counts = ("p_wait", "mean_wait", "busy_fraction", "p_all_busy", "mean_jobs")
+    counts = ("p_wait", "mean_wait", "mean_response", "busy_fraction", "p_all_busy", "mean_jobs")
     return counts if buffer is None else (*counts, "p_block")
 
 

@@ -70,11 +70,17 @@ class System:
     user_step : bool
         Whether the map is a step function of the user's (a :class:`Map`), whose contract
         the engines check before they compile drivers for it.
+    finds_response : bool
+        Whether what the map returns for a customer is its response time already (redundancy:
+        its first copy's completion) rather than the workload found at the server it joins,
+        to which its service time adds.
     estimates : tuple of str
         The statistics a dense or heap run of the system reports (``p_wait`` and
-        ``mean_wait``, or ``p_loss`` and ``overflow_work`` for a loss system, or
-        ``mean_response`` for redundancy; then ``mean_workload``, ``busy_fraction`` and
-        ``p_all_busy``).
+        ``mean_wait``, or ``p_loss`` and ``overflow_work`` for a loss system; then
+        ``mean_response``, the found workload plus the service time of the customers who
+        joined, where the servers work at unit speed; then ``mean_workload``,
+        ``busy_fraction`` and ``p_all_busy``; redundancy reports ``mean_response`` in place of
+        the wait).
     """
 
     servers: int
@@ -86,6 +92,7 @@ class System:
     bounded_by_service: ClassVar[bool] = False
     joins_by_state: ClassVar[bool] = True
     user_step: ClassVar[bool] = False
+    finds_response: ClassVar[bool] = False
     params: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -104,7 +111,10 @@ class System:
     def estimates(self) -> tuple[str, ...]:
         """The statistics a dense or heap run of this system reports (see the class)."""
         first = ("p_loss", "overflow_work") if self.has_loss else ("p_wait", "mean_wait")
-        return (*first, "mean_workload", "busy_fraction", "p_all_busy")
+        # a response is wait plus service at a server of unit speed (a map of your own that
+        # declares another capacity has servers of other speeds)
+        response = ("mean_response",) if self.capacity == self.servers else ()
+        return (*first, *response, "mean_workload", "busy_fraction", "p_all_busy")
 
     @property
     def own_laws(self) -> tuple[Any, ...]:
@@ -159,7 +169,11 @@ class System:
 
     @property
     def engines(self) -> tuple[str, ...]:
-        """Engines that run this system: ``"dense"`` (the sorted-vector kernel), ``"heap"``."""
+        """Engines that run this system: ``"dense"`` (the sorted-vector kernel), ``"heap"``.
+
+        An engine of their family may also claim a run by its input (the ``"phases"`` engine:
+        arrivals that follow a clock; :func:`recursions.engines._registry.choose`).
+        """
         return ("dense", "heap") if self.heap_policy is not None else ("dense",)
 
     @property

@@ -254,6 +254,7 @@ class Redundancy(System):
     frame: float = np.inf
     kernel: ClassVar[Any] = staticmethod(maps.redundancy)
     monotone: ClassVar[bool] = True
+    finds_response: ClassVar[bool] = True
 
     @property
     def heap_policy(self) -> tuple[HeapPolicy, int] | None:

@@ -15,10 +15,10 @@ from recursions.inference import diagnostics as dg
 from recursions.inference._batch_means import merge_batches
 from recursions.inference._estimate import Estimate, ratio_estimate
 
-__all__ = ["SimulationResult", "untrusted_headline", "warn_fixed_budget"]
+__all__ = ["SimulationResult", "untrusted_headline", "warn_fixed_budget", "with_trust"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SimulationResult(Record):
     """Statistics of a forward simulation, seen by arriving customers.
 
@@ -131,6 +131,8 @@ class SimulationResult(Record):
     _merge: int = field(default=1, repr=False, compare=False)
     """Batches of ``_prof``/``_den``/``_fprof``/``_fden`` merged into each batch of the
     profile's estimates (the default batches: ``default_batches`` of the run plan)."""
+    _phases: Any = field(default=None, repr=False, compare=False)
+    """The sums by phase of a run of the phases engine (:meth:`by_phase`), else ``None``."""
     _short: str | None = field(default=None, repr=False, compare=False)
     """Why a fixed budget is too short for its load, or for its number of servers
     (:func:`recursions.inference.diagnostics.short_run`)."""
@@ -211,6 +213,48 @@ class SimulationResult(Record):
         True
         """
         return {k: self.interval(k).batches for k in self.statistics}
+
+    def by_phase(self, bins: int = 24) -> Any:
+        """Each statistic by phase of the input's clock: a row per bin of the period.
+
+        For a run under arrivals that follow a clock (:class:`~recursions.TimeVarying`, on the
+        ``"phases"`` engine): the value of each statistic among the arrivals in each bin, and
+        its batch-means standard error (``nan``, with the reason in ``{name}_untrusted``,
+        where it is not trusted).
+
+        Parameters
+        ----------
+        bins : int, default 24
+            Bins of the period, a divisor of 288 (24: the hours of a day).
+
+        Returns
+        -------
+        recursions.common._tables.Table
+            Columns ``phase_start``, ``phase_end``, ``arrivals``, then ``p_wait``,
+            ``p_wait_se``, ``mean_wait``, ``mean_wait_se``, ``busy_fraction``, ... for the
+            statistics the run kept; ``to_pandas()`` gives a DataFrame.
+
+        Raises
+        ------
+        ValueError
+            For a run whose input has no clock, or ``bins`` that does not divide 288.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> day = rc.TimeVarying([1.0, 3.0], period=24.0, service=rc.dists.Exponential(1.0))
+        >>> res = rc.simulate(rc.JSW(4), day, steps=2**16, rng=1)
+        >>> t = res.by_phase(2)
+        >>> bool(t["p_wait"][1] > t["p_wait"][0])   # busier half of the day, more waiting
+        True
+        """
+        from recursions.results._phase_table import phase_table
+
+        if self._phases is None:
+            raise ValueError(f"by_phase needs a run whose arrivals follow a clock "
+                             f"(rc.TimeVarying input) on the 'phases' engine; this one ran on "
+                             f"the {self.engine!r} engine (engine='phases' says why it cannot)")
+        return phase_table(self._phases, bins, self._no_clt or {})
 
     def wait_quantile(self, q: float, confidence: float = 0.95) -> Any:
         """The ``q``-quantile of what arriving customers found at the server joined (the wait).
@@ -380,14 +424,14 @@ class SimulationResult(Record):
         """
         return _draw(self, ax, level=level)
 
-    def _repr_html_(self) -> str:
-        from recursions.common._html import html_table
+    def _rows(self) -> list[tuple[str, Any]]:
+        """What :meth:`summary`, the repr and Jupyter's table show, in that order."""
         from recursions.results._statistics import REGISTRY
 
         # what customers find first, then the state's statistics, in the registry's order
         names = (*sorted(REGISTRY, key=lambda n: not REGISTRY[n].customers), "sup_error")
         check = self.batch_check
-        return html_table("SimulationResult", [
+        return [
             ("system", self.system), ("input", self.input), ("engine", self.engine),
             ("arrivals", f"{self.steps:,} × {self.replications} "
                          f"replication{'s' if self.replications > 1 else ''} "
@@ -396,7 +440,51 @@ class SimulationResult(Record):
             ("batch check", None if check is None else (check.message() or "nothing flagged")),
             ("effective batches", ", ".join(f"{k} {v}" for k, v in self.effective_batches.items())
              or None),
-        ])
+        ]
+
+    def __repr__(self) -> str:
+        """One line: what ran, on which engine, for how long, and its estimates.
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, rng=1)
+        >>> repr(res)[:60]
+        'SimulationResult(JSW(servers=1), Poisson(rate=0.5, service=E'
+        """
+        from recursions.common._tables import brief, cut
+
+        shown = [f"{n}={brief(v)}" for n, v in self._rows()[4:-2] if v is not None]
+        return (f"SimulationResult({cut(self.system, 40)}, {cut(self.input, 50)}, "
+                f"{self.engine}, {self.steps:,}×{self.replications}: {', '.join(shown)})")
+
+    def summary(self) -> str:
+        """The result as lines of text: what ran, each estimate, the batch check.
+
+        An estimate whose standard error is not trusted shows its reason instead of
+        ``± se``.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import recursions as rc
+        >>> res = rc.simulate(rc.JSW(1), rc.Poisson(0.5, rc.dists.Exponential(1.0)),
+        ...                   steps=2**16, rng=1)
+        >>> print(res.summary().splitlines()[0])
+        SimulationResult
+        """
+        from recursions.common._tables import text_table
+
+        return text_table("SimulationResult", self._rows())
+
+    def _repr_html_(self) -> str:
+        from recursions.common._html import html_table
+
+        return html_table("SimulationResult", self._rows())
 
     def _on_grid(self, w: Any, counts: np.ndarray | None, den_batches: np.ndarray | None,
                  what: str) -> Estimate:
@@ -436,12 +524,43 @@ class SimulationResult(Record):
         return Estimate(value, se)
 
 
+def with_trust(result: SimulationResult) -> SimulationResult:
+    """``result`` with each estimate whose standard error is not trusted carrying the reason.
+
+    For every statistic with batch sums, the reason its interval (:meth:`SimulationResult.interval`)
+    is not trusted: no central limit theorem behind it, a fixed budget too short for its
+    load, or batch means that failed their test of independence. Statistics whose batch means
+    never vary (nothing observed, or 0 by construction) keep their standard error of 0 in
+    plain sight, as :func:`untrusted_headline` leaves them out.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        A finished run, with its batch sums.
+
+    Returns
+    -------
+    SimulationResult
+        The same result, its untrusted estimates marked (:attr:`Estimate.reason`).
+    """
+    sums = result._sums or {}
+    changes: dict[str, Any] = {}
+    for name, (num, den) in sums.items():
+        est = getattr(result, name, None)
+        if not isinstance(est, Estimate) or _constant(num, den):
+            continue
+        iv = result.interval(name)
+        if not iv.trusted:
+            changes[name] = est.distrusted(iv.reason or "its interval is not trusted")
+    return dataclasses.replace(result, **changes) if changes else result
+
+
 def untrusted_headline(result: SimulationResult) -> str | None:
     """What a fixed-budget run says when a headline interval of ``result`` cannot be trusted.
 
     The headline statistics are the first group of
     :data:`recursions.engines._run_plan.DEFAULT_STATISTICS` that ``result`` estimates (``p_wait``
-    and ``mean_wait``, else ``mean_response``, ``p_loss`` or ``mean_workload``); those without a
+    and ``mean_wait``, else ``p_loss``, ``mean_response`` or ``mean_workload``); those without a
     normal limit (``_no_clt``) are left out, as they have their own message, and so are those
     whose batch means never vary (nothing observed, such as no customer waiting, or a
     statistic that is 0 by construction, as the wait with a buffer of 1): their interval says

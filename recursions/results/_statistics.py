@@ -8,7 +8,9 @@ numerator and denominator from the columns it accumulates:
 
 * the workload engines (dense and heap, :mod:`recursions.engines._workload_engines`) hand
   :meth:`Statistic.on_workloads` a mapping of their columns: ``arrivals``, ``joined``,
-  ``waited``, ``wait_sum``, ``lost``, ``lost_work``, ``work``, ``busy``, ``all_busy``, and
+  ``waited``, ``wait_sum``, ``served_work`` (the service times of the customers who joined;
+  0 where what they found is their response already), ``lost``, ``lost_work``, ``work``,
+  ``busy``, ``all_busy``, and
   ``seen`` (the arrivals, or the heap's snapshots, at which the state was seen) and
   ``server_seen`` (``seen`` times the servers);
 * the queue-length engines (:mod:`recursions.engines.zerowait`) hand :meth:`Statistic.on_queues`
@@ -87,9 +89,11 @@ def _entries() -> dict[str, Statistic]:
         Statistic("p_all_busy", "probability that an arrival finds every server busy", False,
                   workloads=lambda c: (c["all_busy"], c["arrivals"]),
                   queues=lambda c: (c["all_busy"], c["arrivals"])),
-        Statistic("mean_response", "mean response time of a job (its first copy's completion "
-                  "under redundancy)", True,
-                  workloads=lambda c: (c["wait_sum"], c["arrivals"])),
+        Statistic("mean_response", "mean response time of the customers who joined: their "
+                  "wait plus their service (their first copy's completion under redundancy)",
+                  True,
+                  workloads=lambda c: (c["wait_sum"] + c["served_work"], c["joined"]),
+                  queues=lambda c: (c["jobs_time"], c["arrivals"] - c["blocked"])),
         Statistic("p_wait", "probability that an arrival waits", True,
                   workloads=lambda c: (c["waited"], c["arrivals"]),
                   queues=lambda c: (c["waited"], c["arrivals"])),

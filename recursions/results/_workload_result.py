@@ -49,7 +49,7 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     path : numpy.ndarray or None
         The recorded path (``record=True``).
     redundant : bool
-        Whether the system is a redundancy system (it reports ``mean_response``).
+        Whether what the system's map returns is a response time already (redundancy).
     load_msg : str or None
         The load warning already given (the batch check then stays quiet).
 
@@ -61,13 +61,14 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     keep = set(system.estimates if plan.statistics is None else plan.statistics)
     fine = acc
     seen_fine = fine[..., eng.SAMPLED if heap else eng.ARRIVALS]
-    every = sums_of(system.estimates, _columns(fine, seen_fine, S), "workloads")
+    response = redundant  # what the map returns is a response: no service adds to it
+    every = sums_of(system.estimates, _columns(fine, seen_fine, S, response), "workloads")
     sums = {k: v for k, v in every.items() if k in keep}  # what interval() reads
     acc = merge_batches(fine, plan.merge)  # the estimates' batches
     arr, snaps = acc[..., eng.ARRIVALS], acc[..., eng.SAMPLED]
     seen = snaps if heap else arr
     est = {k: ratio_estimate(*v)
-           for k, v in sums_of(keep, _columns(acc, seen, S), "workloads").items()}
+           for k, v in sums_of(keep, _columns(acc, seen, S, response), "workloads").items()}
     half = tables.g.size + 1
     check = _batch_checks(acc, snaps if heap else arr,
                           "response time" if redundant else "workload found at the joined server",
@@ -110,10 +111,17 @@ def workload_result(system: Any, plan: RunPlan, engine: str, acc: np.ndarray, ta
     return result if plan.reference is None else _with_sup_error(result, plan.reference)
 
 
-def _columns(acc: np.ndarray, seen: np.ndarray, servers: int) -> dict[str, np.ndarray]:
-    """The accumulator's columns by the names :mod:`recursions.results._statistics` reads."""
+def _columns(acc: np.ndarray, seen: np.ndarray, servers: int, finds_response: bool
+             ) -> dict[str, np.ndarray]:
+    """The accumulator's columns by the names :mod:`recursions.results._statistics` reads.
+
+    A system whose map returns a response (:attr:`~recursions.System.finds_response`) adds no
+    service time to it.
+    """
+    served = acc[..., eng.SERVED_WORK]
     return {"arrivals": acc[..., eng.ARRIVALS], "joined": acc[..., eng.JOINED],
             "waited": acc[..., eng.WAITED], "wait_sum": acc[..., eng.WAIT_SUM],
+            "served_work": np.zeros_like(served) if finds_response else served,
             "lost": acc[..., eng.LOST], "lost_work": acc[..., eng.LOST_WORK],
             "work": acc[..., eng.WORK], "busy": acc[..., eng.BUSY],
             "all_busy": acc[..., eng.ALL_BUSY], "seen": seen, "server_seen": seen * servers}

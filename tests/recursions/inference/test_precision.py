@@ -8,6 +8,7 @@ known (0), with a binomial tolerance on the coverage.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -556,3 +557,16 @@ def test_precision_mode_same_numbers_for_any_thread_count_and_chunk():
     assert a.precision.steps == b.precision.steps and a.warmup == b.warmup
     assert a.mean_wait == b.mean_wait and a.p_wait == b.p_wait
     assert a.interval("mean_wait") == b.interval("mean_wait")
+
+
+def test_progress_shows_each_stage_its_targets_and_half_widths(capsys):
+    pytest.importorskip("tqdm")
+    targets = {"p_wait": rc.absolute(0.005), "mean_response": rc.relative(0.02)}
+    res = rc.simulate(rc.JSW(3), rc.Poisson(2.0, E(1.0)), precision=targets, rng=1,
+                      progress=True)
+    err = capsys.readouterr().err.replace("\r", "\n")
+    assert "stage 1: p_wait ±0.005, mean_response ±2%" in err
+    last = res.precision.stages
+    assert last >= 2 and f"stage {last}: p_wait ±" in err
+    assert re.search(rf"stage {last}: p_wait ±[0-9.e-]+ → ±0.005, mean_response ±[0-9.]+% → ±2%",
+                     err)

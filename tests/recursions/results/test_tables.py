@@ -119,7 +119,68 @@ def test_theory_results_to_dict():
 
 def test_plain_and_record_dict():
     assert plain((np.int64(2), np.bool_(True), None, "x")) == [2, True, None, "x"]
-    assert record_dict(Estimate(1.0, 0.5)) == {"value": 1.0, "se": 0.5}
+    assert record_dict(Estimate(1.0, 0.5)) == {"value": 1.0, "se": 0.5, "reason": None}
+    assert plain(np.arange(3)) == [0, 1, 2] and plain(np.float32(0.5)) == 0.5
+
+
+# -- results scripts can use: JSON, one-line repr, summary, untrusted standard errors ------
+
+
+def test_untrusted_estimate_never_shows_a_bare_se():
+    e = Estimate(6.216, 0.1328, reason="no finite variance")
+    assert not e.trusted and Estimate(1.0, 0.1).trusted
+    assert str(e) == "6.216 (se not trusted: no finite variance)" and "±" not in str(e)
+    assert e.to_dict() == {"value": 6.216, "se": None, "untrusted_se": 0.1328,
+                           "reason": "no finite variance"}
+    a = Estimate(np.array([1.0, 2.0]), np.array([0.1, 0.2]), reason="r")
+    assert str(a) == "[1, 2] (se not trusted: r)"
+    assert Estimate(1.0, 0.1).distrusted(None) == Estimate(1.0, 0.1)
+
+
+@pytest.mark.filterwarnings("ignore::recursions.SimulationWarning")
+def test_heavy_tailed_mean_carries_its_reason_everywhere():
+    # Lomax(2.5): E[sigma^4] = inf, so the M/G/1 mean wait has no standard error at all
+    res = rc.simulate(rc.JSW(1), rc.Poisson(0.8, rc.dists.Lomax(2.5, 1.5)), steps=2**16, rng=1)
+    mw = res.mean_wait
+    assert not mw.trusted and "E[sigma^4] = inf" in mw.reason
+    assert res.p_wait.trusted  # a probability keeps its standard error
+    for text in (str(mw), repr(res), res.summary(), res._repr_html_()):
+        assert f"{float(mw.value):.4g} ± " not in text and "not trusted" in text
+    d = json.loads(res.to_json())
+    assert d["mean_wait"]["se"] is None and d["mean_wait"]["reason"] == mw.reason
+    assert d["p_wait"]["se"] == res.p_wait.se
+    t = ly.sweep(lambda a, rng: {"m": rc.simulate(
+        rc.JSW(1), rc.Poisson(a, rc.dists.Lomax(2.5, 1.5)), steps=2**14, rng=rng).mean_wait},
+        {"a": [0.5]}, max_workers=0, progress=False)
+    assert math.isnan(t["m_se"][0]) and "E[sigma^4]" in t["m_untrusted"][0]
+
+
+def test_results_are_json_and_print_in_one_line():
+    res = rc.simulate(rc.JSW(2), rc.Poisson(1.0, E(1.0)), steps=4_000, rng=1, grid=[0.0, 1.0],
+                      record=True)
+    d = json.loads(res.to_json(indent=1))
+    assert d["final_state"] == res.final_state.tolist() and d["grid"] == [0.0, 1.0]
+    assert len(d["path"][0]) == 4_000
+    line = repr(res)
+    assert "\n" not in line and len(line) < 400 and "array" not in line
+    assert line.startswith("SimulationResult(JSW(servers=2), Poisson(")
+    assert f"p_wait={res.p_wait:.4g}" in line
+    assert res.summary().splitlines()[:2] == ["SimulationResult", "  system             "
+                                             "JSW(servers=2)"]
+    ps = cp.perfect_sample(rc.JSW(2), rc.Poisson(1.0, E(1.0)), 50, rng=1)
+    assert "\n" not in repr(ps) and "samples=<array (50, 2) float64>" in repr(ps)
+    assert f"p_wait          {ps.p_wait:.4g}" in ps.summary()
+    assert json.loads(ps.to_json())["samples"] == ps.samples.tolist()
+    lr = ly.loynes(rc.JSW(2), rc.Poisson(1.0, E(1.0)), 2**10, rng=1)
+    assert "states=<array" in repr(lr) and json.loads(lr.to_json())["stabilised"] is True
+
+
+def test_to_json_is_strict():
+    iv = rc.inference._batch_means.Interval("p", math.nan, math.inf, -math.inf, 0.95, 0, 1,
+                                            False, "few")
+    text = iv.to_json()
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text)["value"] is None
 
 
 # -- many results -------------------------------------------------------------------------
