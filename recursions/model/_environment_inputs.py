@@ -99,9 +99,9 @@ class Periodic(Input):
                 raise ValueError(f"phase must be in [0, {s.size - 1}], got {self.phase}")
         s.flags.writeable = False
         t.flags.writeable = False
-        h = hashlib.sha256(memoryview(s))  # the arrays' own bytes: no copy
+        h = hashlib.sha256(s.data)  # the arrays' own bytes: no copy
         h.update(b"|")
-        h.update(memoryview(t))
+        h.update(t.data)
         digest = h.hexdigest()[:32]
         object.__setattr__(self, "sigma", s)
         object.__setattr__(self, "tau", t)

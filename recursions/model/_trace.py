@@ -322,8 +322,8 @@ class Trace:
         False
         """
         if self._digest is None:
-            h = hashlib.sha256(memoryview(self.times))  # the arrays' own bytes: no copy
-            h.update(memoryview(self.services))
+            h = hashlib.sha256(self.times.data)  # the arrays' own bytes: no copy
+            h.update(self.services.data)
             self._digest = h.hexdigest()[:12]
         return self._digest
 
