@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 import numpy as np
+from _tables import finish
 
 import recursions as rc
-from recursions.common._tables import Rows
 
 DAY = 24.0
 W = 2 * math.pi / DAY
@@ -91,7 +90,7 @@ def exact_busy(rate, m) -> np.ndarray:
     return np.array(out)
 
 
-def run(seeds: int, steps: int) -> Rows:
+def run(seeds: int, steps: int) -> list[dict]:
     rows = []
     for name, (rate, m, args) in CELLS.items():
         exact = exact_busy(rate, m)
@@ -114,24 +113,20 @@ def run(seeds: int, steps: int) -> Rows:
                      "coverage_t": ct,
                      "coverage_t_se": math.sqrt(ct * (1 - ct) / max(trusted, 1)),
                      "nominal": 0.95})
-    return Rows(rows)
+    return rows
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--steps", type=int, default=2**17)
-    ap.add_argument("--csv", action="store_true")
+    ap.add_argument("--csv", action="store_true", help="also write results/phase_coverage.csv")
     args = ap.parse_args()
-    rows = run(args.seeds, args.steps)
+    rows = finish(run(args.seeds, args.steps), ("cell",), "phase_coverage")
     for r in rows:
         print(f"{r['cell']:16s} coverage {r['coverage']:.3f} ± {r['coverage_se']:.3f} (1.96 se), "
               f"{r['coverage_t']:.3f} ± {r['coverage_t_se']:.3f} (t se) over "
               f"{r['intervals'] - r['untrusted']} trusted intervals ({r['untrusted']} untrusted)")
-    if args.csv:
-        out = Path(__file__).with_name("results") / "phase_coverage.csv"
-        rows.to_pandas().to_csv(out, index=False)
-        print(f"written to {out}")
 
 
 if __name__ == "__main__":
