@@ -193,10 +193,10 @@ def heap_join(policy, d, params, e, hp, ps, K, t, sigma, uk, chosen):
 
     The workload found at the server joined, or under redundancy the job's response (its
     first copy's completion), to which no service time adds. The routing of
-    :func:`heap_replay`; :func:`heap_steps` keeps the same lines in its own loop: this
-    function inlined there cost the engine a fifth of its speed (JIQ and JSW on 1000
-    servers, alternating runs against the engine before), so the two are kept alike by
-    hand and by the tests that replay a trace on both engines.
+    :func:`heap_replay`; :func:`heap_steps` keeps the same lines in its own loop, where this
+    function inlined slowed the engine (``docs/benchmarks.md``, section
+    :ref:`bench-heap-routing`): the two are kept alike by hand and by the tests that replay a
+    trace on both engines.
     """
     n = e.size
     if policy == JSW:
@@ -318,7 +318,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
                         hist[b, eng.level_bin(grid, h, x)] += 1.0
                 c[eng.WORK] += tot
                 c[eng.BUSY] += busy
-        # the routing of heap_join, written out (inlined, it slowed this loop by a fifth)
+        # the routing of heap_join, written out (inlined, it slowed this loop: see
+        # docs/benchmarks.md, bench-heap-routing)
         if policy == JSW:
             j = hp[0]
         elif policy == JIQ:

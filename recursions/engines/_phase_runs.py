@@ -38,7 +38,7 @@ from recursions.inference._moment_conditions import clt_failures
 from recursions.results._simulation_result import SimulationResult, warn_fixed_budget, warn_no_clt
 from recursions.results._statistics import REGISTRY, sums_of
 
-__all__ = ["COLUMNS", "PHASE_BINS", "PhaseEngine", "PhaseSums"]
+__all__ = ["COLUMNS", "PHASE_BINS", "PhaseEngine", "PhaseSums", "named"]
 
 PHASE_BINS = 288
 """Bins of the period the sums are kept in (five minutes of a day), in every batch of the
@@ -75,11 +75,15 @@ class PhaseSums:
     def columns(self, bins: int) -> dict[str, np.ndarray]:
         """The sums in ``bins`` bins of the period: ``(replications, batches, bins)`` each."""
         R, B, F, C = self.sums.shape
-        merged = self.sums.reshape(R, B, bins, F // bins, C).sum(axis=3)
-        cols = {c: merged[..., i] for i, c in enumerate(COLUMNS)}
-        cols["seen"] = cols["arrivals"]
-        cols["server_seen"] = cols["arrivals"] * self.servers
-        return cols
+        return named(self.sums.reshape(R, B, bins, F // bins, C).sum(axis=3), self.servers)
+
+
+def named(acc: np.ndarray, servers: int) -> dict[str, np.ndarray]:
+    """The sums ``acc`` (last axis: :data:`COLUMNS`) by the names the statistics read."""
+    cols = {c: acc[..., i] for i, c in enumerate(COLUMNS)}
+    cols["seen"] = cols["arrivals"]  # every arrival sees the state: no snapshots here
+    cols["server_seen"] = cols["arrivals"] * servers
+    return cols
 
 
 class PhaseEngine:
@@ -236,16 +240,9 @@ def _result(system: Any, plan: RunPlan, names: tuple[str, ...], fine: np.ndarray
             phases: np.ndarray, final: np.ndarray, load: str | None) -> SimulationResult:
     """The :class:`SimulationResult` of the sums, with its sums by phase; its warnings."""
     keep = [n for n in names if plan.statistics is None or n in plan.statistics]
-
-    def cols(acc: np.ndarray) -> dict[str, np.ndarray]:
-        out = {c: acc[..., i] for i, c in enumerate(COLUMNS)}
-        out["seen"] = out["arrivals"]
-        out["server_seen"] = out["arrivals"] * system.servers
-        return out
-
-    sums = sums_of(keep, cols(fine), "workloads")
+    sums = sums_of(keep, named(fine, system.servers), "workloads")
     estimates: dict[str, Any] = {}
-    merged = sums_of(keep, cols(merge_batches(fine, plan.merge)), "workloads")
+    merged = sums_of(keep, named(merge_batches(fine, plan.merge), system.servers), "workloads")
     estimates.update({name: ratio_estimate(*merged[name]) if name in merged else None
                       for name in REGISTRY})
     no_clt = clt_failures(plan.input, list(sums), system.own_laws)
