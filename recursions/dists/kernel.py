@@ -13,8 +13,8 @@ compiled code continue one stream):
   by element (all but :class:`~recursions.dists.HyperExponential` and
   :class:`~recursions.dists.Coxian`, whose ``sample`` draws all phase choices first): a kernel
   that draws one at a time sees the same law, not the same numbers, for those two;
-* :func:`draw_one_p0` ``(code, p0, params, gen)`` is :func:`draw_one` with ``params[0]``
-  passed in, for loops that draw per customer (they read it once, before the loop).
+* :func:`sampler` ``(code)`` is the compiled sampler of one law, ``f(p0, params, gen)``, with
+  ``p0 = params[0]`` passed in: what loops compiled for known laws bind and inline.
 
 Only the generator's primitive draws are used (``random``, ``standard_exponential``,
 ``standard_normal``, ``standard_gamma``), combined by the arithmetic numpy's own samplers use
@@ -36,13 +36,14 @@ True
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from recursions.common._jit import jit
 from recursions.common.codes import LawCode
 
-__all__ = ["draw", "draw_known", "draw_one", "draw_one_p0", "lomax_transform"]
+__all__ = ["draw", "draw_one", "lomax_transform", "sampler"]
 
 _DET = int(LawCode.DETERMINISTIC)
 _EXP = int(LawCode.EXPONENTIAL)
@@ -113,41 +114,96 @@ def _empirical(params, gen):
 
 
 @jit(inline="always")
-def draw_known(code, params, gen):
-    """:func:`draw_one` inlined where it is called: the same numbers.
+def _exponential(p0, params, gen):
+    """An exponential law: ``p0`` is its mean."""
+    return p0 * gen.standard_exponential()
 
-    Where ``code`` is a constant of the caller (the drivers compiled for two law codes), the
-    compiler drops every other law's branch before it types the code, so a first compile
-    builds only the caller's own samplers (:ref:`bench-first-result`).
+
+@jit(inline="always")
+def _deterministic(p0, params, gen):
+    """A deterministic law: ``p0`` is its value."""
+    return p0
+
+
+@jit(inline="always")
+def _erlang(p0, params, gen):
+    """An Erlang law: ``p0`` its number of phases, ``params[1]`` the scale."""
+    return params[1] * gen.standard_gamma(p0)
+
+
+@jit(inline="always")
+def _uniform(p0, params, gen):
+    """A uniform law on ``[p0, p0 + params[1])``."""
+    return p0 + params[1] * gen.random()
+
+
+@jit(inline="always")
+def _lognormal(p0, params, gen):
+    """A log-normal law: ``p0`` and ``params[1]`` are the normal's mean and deviation."""
+    return math.exp(p0 + params[1] * gen.standard_normal())
+
+
+@jit(inline="always")
+def _lomax(p0, params, gen):
+    """A Lomax law: ``p0`` its shape, ``params[1]`` its scale."""
+    return params[1] * math.expm1(gen.standard_exponential() / p0)
+
+
+@jit(inline="always")
+def _hyperexponential_of(p0, params, gen):
+    """A hyperexponential law (the parameters in ``params``)."""
+    return _hyperexponential(params, gen)
+
+
+@jit(inline="always")
+def _coxian_of(p0, params, gen):
+    """A Coxian law (the parameters in ``params``)."""
+    return _coxian(params, gen)
+
+
+@jit(inline="always")
+def _empirical_of(p0, params, gen):
+    """An empirical law (the parameters in ``params``)."""
+    return _empirical(params, gen)
+
+
+_SAMPLERS = {_EXP: _exponential, _DET: _deterministic, _ERL: _erlang, _UNI: _uniform,
+             _LGN: _lognormal, _LMX: _lomax, _HYP: _hyperexponential_of, _COX: _coxian_of,
+             _EMP: _empirical_of}
+
+
+def sampler(code: int) -> Any:
+    """The compiled sampler of one law code: ``f(p0, params, gen)``, one draw.
+
+    ``p0`` is ``params[0]``; the draw is :func:`draw_one`'s, bit for bit. A loop compiled
+    for known laws binds their samplers as constants (the drivers' ``DRAW_S`` and
+    ``DRAW_T``), so its first compile builds only those laws' own code, not every law's
+    (:ref:`bench-first-result`); the samplers are inlined where they are called. A loop that
+    draws per customer may read ``p0`` once, before the loop.
+
+    Parameters
+    ----------
+    code : int
+        A :class:`recursions.common.codes.LawCode`.
+
+    Returns
+    -------
+    numba dispatcher
+        Compiled with ``inline="always"``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from recursions.dists import Lomax
     >>> code, params = Lomax(2.5, mean=1.0).kernel_sampler()
-    >>> a = draw_known(int(code), params, np.random.default_rng(3))
+    >>> a = sampler(code)(params[0], params, np.random.default_rng(3))
     >>> bool(a == Lomax(2.5, mean=1.0).sample(np.random.default_rng(3), 1)[0])
     True
     """
-    if code == _EXP:
-        return params[0] * gen.standard_exponential()
-    if code == _DET:
-        return params[0]
-    if code == _ERL:
-        return params[1] * gen.standard_gamma(params[0])
-    if code == _UNI:
-        return params[0] + params[1] * gen.random()
-    if code == _LGN:
-        return math.exp(params[0] + params[1] * gen.standard_normal())
-    if code == _LMX:
-        return params[1] * math.expm1(gen.standard_exponential() / params[0])
-    if code == _HYP:
-        return _hyperexponential(params, gen)
-    if code == _COX:
-        return _coxian(params, gen)
-    if code == _EMP:
-        return _empirical(params, gen)
-    raise ValueError("unknown law code")
+    try:
+        return _SAMPLERS[int(code)]
+    except KeyError:
+        raise ValueError(f"unknown law code {code!r}") from None
 
 
 @jit
@@ -167,51 +223,26 @@ def draw_one(code, params, gen):
     -------
     float
     """
-    return draw_known(code, params, gen)
-
-
-@jit(inline="always")
-def draw_one_p0(code, p0, params, gen):
-    """:func:`draw_one` with ``params[0]`` given as ``p0``: the same numbers.
-
-    A loop that draws one customer at a time reads ``p0`` once, before the loop. Read from
-    the array at each draw, the compiler reloads it every time, since the loop's stores to
-    other arrays might have changed it. Hoisting it speeds up the one-pass drivers (2 to
-    ``recursions.engines._driver_compiler.ONE_PASS_SERVERS`` servers), which use it, and slows down
-    the drivers for many servers, whose loops over the servers need the register (measured in
-    ``docs/benchmarks.md``, section :ref:`Compile-time choices in the drawing drivers
-    <bench-drivers>`).
-
-    Parameters
-    ----------
-    code : int
-        A :class:`recursions.common.codes.LawCode`.
-    p0 : float
-        ``params[0]``.
-    params : numpy.ndarray
-        The float64 parameters of :meth:`recursions.dists.Law.kernel_sampler`.
-    gen : numpy.random.Generator
-        The generator.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from recursions.dists import Exponential
-    >>> from recursions.dists.kernel import draw_one, draw_one_p0
-    >>> code, params = Exponential(2.0).kernel_sampler()
-    >>> a = draw_one_p0(int(code), params[0], params, np.random.default_rng(3))
-    >>> a == draw_one(int(code), params, np.random.default_rng(3))
-    True
-    """
+    p0 = params[0]
     if code == _EXP:
-        return p0 * gen.standard_exponential()
+        return _exponential(p0, params, gen)
     if code == _DET:
-        return p0
-    return draw_known(code, params, gen)
+        return _deterministic(p0, params, gen)
+    if code == _ERL:
+        return _erlang(p0, params, gen)
+    if code == _UNI:
+        return _uniform(p0, params, gen)
+    if code == _LGN:
+        return _lognormal(p0, params, gen)
+    if code == _LMX:
+        return _lomax(p0, params, gen)
+    if code == _HYP:
+        return _hyperexponential_of(p0, params, gen)
+    if code == _COX:
+        return _coxian_of(p0, params, gen)
+    if code == _EMP:
+        return _empirical_of(p0, params, gen)
+    raise ValueError("unknown law code")
 
 
 @jit

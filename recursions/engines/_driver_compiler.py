@@ -64,11 +64,12 @@ from recursions.common._caches import temporary_name as _temporary_name  # noqa:
 from recursions.common._jit import JIT_OPTIONS, is_dispatcher
 from recursions.common._jit import jit as _project_jit
 from recursions.common.codes import LawCode
+from recursions.dists.kernel import sampler
 from recursions.model import _system
 from recursions.model._user_map import SlowMapWarning
 
-__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drivers_of",
-           "drivers_root", "heap_drivers", "pointer_drivers", "uses_one_pass"]
+__all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drawing_compiled",
+           "drivers_of", "drivers_root", "heap_drivers", "pointer_drivers", "uses_one_pass"]
 
 ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_caches.py",
                   "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
@@ -121,10 +122,10 @@ def _placeholders_out(src: str, bound: Collection[str], what: str) -> str:
 
 
 TEMPLATE_NAMES = ("STEP", "JOIN", "RANK", "FUSED", "PASS", "RANKED", "ONE_PASS_MAX", "DRAW",
-                  "SCODE", "TCODE", "LEAN", "jit")
+                  "SCODE", "TCODE", "DRAW_S", "DRAW_T", "LEAN", "jit")
 """The globals a copy of the driver template has bound (:func:`_load`)."""
 
-HEAP_NAMES = ("DRAW", "SCODE", "TCODE", "POLICY", "WIDE", "LEAN", "jit")
+HEAP_NAMES = ("DRAW", "SCODE", "TCODE", "DRAW_S", "DRAW_T", "POLICY", "WIDE", "LEAN", "jit")
 """The globals a copy of the heap engine has bound (:func:`heap_drivers`)."""
 
 
@@ -262,7 +263,8 @@ def _load(step: Any, source: str, key: str | None, jit: Any,
     bound = {"STEP": call_step if pointer else step, "JOIN": join, "FUSED": fused, "RANK": rank,
              "PASS": one_pass,
              "RANKED": ranked, "ONE_PASS_MAX": ONE_PASS_SERVERS, "DRAW": laws is not None,
-             "SCODE": scode, "TCODE": tcode, "LEAN": lean, "jit": jit}
+             "SCODE": scode, "TCODE": tcode, "DRAW_S": sampler(scode), "DRAW_T": sampler(tcode),
+             "LEAN": lean, "jit": jit}
     assert set(bound) == set(TEMPLATE_NAMES)
     return _load_source("drivers", source, key, bound)
 
@@ -336,10 +338,11 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         busy servers, profile snapshots, the histogram of waits), whose sums stay zero.
         The numbers it keeps are those of the full copy, bit for bit.
     pointer : bool, default False
-        With ``laws``, for a compiled step: ``run_draws`` on the one copy of the loop that
-        calls its step through a pointer (:mod:`recursions.engines._step_pointer`), compiled
-        once for every step and cached on disk, so a new or edited step costs only its own
-        compile. The same numbers; slower by a call per arrival (:func:`pointer_drivers`).
+        For a compiled step with no join or rank of its own: ``run_draws`` (with ``laws``) or
+        ``run_chunk`` (without) on the one copy of the loop that calls its step through a
+        pointer (:mod:`recursions.engines._step_pointer`), compiled once for every step and
+        cached on disk, so a new or edited step costs only its own compile. The same
+        numbers; slower by a call per arrival (:func:`pointer_drivers`).
 
     Returns
     -------
@@ -350,12 +353,11 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     """
     if laws is not None:
         laws = (int(laws[0]), int(laws[1]))
-    if pointer and laws is not None and is_dispatcher(step) and _rank_of(step) is None \
-            and not _join_of(step)[1]:
+    if pointer and is_dispatcher(step) and _rank_of(step) is None and not _join_of(step)[1]:
         from recursions.engines._step_pointer import PointerRefused
 
         try:
-            return pointer_drivers(step, laws, lean), "pointer"
+            return pointer_drivers(step, laws, lean and laws is not None), "pointer"
         except PointerRefused:  # the step's own copy, as for a long run
             pass
     one = laws is not None and servers is not None and uses_one_pass(step, int(servers))
@@ -376,11 +378,33 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
     return mod, how
 
 
-_POINTER_LOOPS: dict[tuple[tuple[int, int], bool], Any] = {}
+def drawing_compiled(step: Callable[..., Any], laws: tuple[int, int], servers: int,
+                     lean: bool = False, pointer: bool = False) -> bool:
+    """Whether the drivers of ``step`` drawing ``laws`` at ``servers`` are compiled already.
+
+    True once the loop of that copy (:func:`compiled_drivers` with these arguments) has
+    been compiled, or loaded from the on-disk cache, in this process; with ``pointer``, the
+    pointer loop for those laws (:func:`pointer_drivers`).
+
+    Examples
+    --------
+    >>> from recursions.model.maps import jsw
+    >>> drawing_compiled(jsw, (1, 1), 3) in (True, False)
+    True
+    """
+    codes = (int(laws[0]), int(laws[1]))
+    if pointer:
+        mod = _POINTER_LOOPS.get((codes, lean))
+        return mod is not None and bool(mod.advance.signatures)
+    hit = _DRIVERS.get((id(step), codes, uses_one_pass(step, int(servers)), lean))
+    return hit is not None and hit[0] is step and bool(getattr(hit[1].advance, "signatures", ()))
+
+
+_POINTER_LOOPS: dict[tuple[tuple[int, int] | None, bool], Any] = {}
 
 
 class _PointerDrivers:
-    """``run_draws`` of one step on the pointer copy of the loop (:func:`pointer_drivers`)."""
+    """``run_draws`` or ``run_chunk`` of one step on the pointer loop (:func:`pointer_drivers`)."""
 
     def __init__(self, mod: Any, step: Any) -> None:
         from recursions.engines._step_pointer import StepPointer
@@ -397,14 +421,26 @@ class _PointerDrivers:
         with raising_unraisable():
             self.mod.run_draws((self.pointer, params), *rest)
 
+    def run_chunk(self, params: Any, *rest: Any) -> None:
+        """The template's ``run_chunk`` with the step carried in ``params``.
 
-def pointer_drivers(step: Any, laws: tuple[int, int], lean: bool = False) -> Any:
+        The replications run in turn, in this thread, where an exception of the step is
+        raised after the chunk.
+        """
+        from recursions.engines._step_pointer import raising_unraisable
+
+        with raising_unraisable():
+            self.mod.run_chunk((self.pointer, params), *rest, serial=True)
+
+
+def pointer_drivers(step: Any, laws: tuple[int, int] | None, lean: bool = False) -> Any:
     """``run_draws`` for the compiled ``step`` on the loop that calls steps through a pointer.
 
     The loop is the template compiled once per pair of law codes (and ``lean``) with ``STEP``
     calling the step carried in the parameters (:mod:`recursions.engines._step_pointer`),
     keyed and cached on disk like every other copy, without the step in the key: a new or
-    edited step compiles only itself. For steps with no join or rank of their own (a
+    edited step compiles only itself. With ``laws=None``, the loop that reads blocks
+    (``run_chunk``), one for every law. For steps with no join or rank of their own (a
     built-in kernel that has them runs its own copy, which uses them). Raises
     :class:`~recursions.engines._step_pointer.PointerRefused` for a step that cannot be called
     through the pointer.
@@ -421,7 +457,7 @@ def pointer_drivers(step: Any, laws: tuple[int, int], lean: bool = False) -> Any
 
     from recursions import __version__
 
-    laws, lean = (int(laws[0]), int(laws[1])), bool(lean)
+    laws, lean = (None if laws is None else (int(laws[0]), int(laws[1]))), bool(lean)
     mod = _POINTER_LOOPS.get((laws, lean))
     if mod is None:
         h, source = hashlib.sha256(), _driver_source()
@@ -478,8 +514,9 @@ def heap_drivers(laws: tuple[int, int], policy: int | None = None, *,
                  "wide" if w else "binary", *(["lean"] if lean else [])):
         h.update(part.encode())
         h.update(b"\0")
-    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "POLICY": pol, "WIDE": w,
-             "LEAN": lean, "jit": _project_jit}
+    bound = {"DRAW": True, "SCODE": laws[0], "TCODE": laws[1], "DRAW_S": sampler(laws[0]),
+             "DRAW_T": sampler(laws[1]), "POLICY": pol, "WIDE": w, "LEAN": lean,
+             "jit": _project_jit}
     mod, _ = _load_source("heap", src, h.hexdigest()[:24], bound)
     shared = ("sift_down", "sift_down4", "floyd_min") + (("redundancy_event",) if w == heap.WIDE
                                                           else ())
@@ -577,14 +614,15 @@ def _serial_drivers(mod: Any) -> Any:
 
     An exception with run-time values (the state that broke, in
     :class:`~recursions.model._map_step_checks.MapStepError`) raised inside a numba parallel
-    region comes out as a bare ``SystemError``; the drivers of a checking kernel
-    (``check="always"``) therefore run ``run_chunk`` and ``apply_rows`` serially: a namespace
-    over ``mod`` with those two replaced.
+    region comes out as a bare ``SystemError`` (``apply_rows``), and replications in threads
+    (``run_chunk``) would run on past the first broken step; the drivers of a checking kernel
+    (``check="always"``) therefore run those two serially: a namespace over ``mod`` with
+    them replaced.
     """
     def run_chunk(  # type: ignore[no-untyped-def]
             params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc, hist, path):
-        mod.run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h,
-                             every, acc, hist, path, mod._STAND_IN)
+        mod.run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
+                      hist, path, serial=True)
 
     def apply_rows(params, W, sig, tau, U, found):  # type: ignore[no-untyped-def]
         for i in range(W.shape[0]):

@@ -22,8 +22,9 @@ loop (the built-in laws, through :func:`recursions.dists.kernel.draw_one`, which
 numbers of ``law.sample`` on the same generator), and the routing uniforms from the routing
 generator, as ``gen.random((n, m))`` would row by row; :func:`run_chunk` takes blocks drawn
 outside (any law, scipy's included). The two ways run on separate copies of this template:
-``DRAW`` (whether the loop draws) and the two law codes ``SCODE`` and ``TCODE`` are
-compile-time constants of each copy, so a drawing loop holds only its laws' own samplers.
+``DRAW`` (whether the loop draws), the two law codes ``SCODE`` and ``TCODE`` and their
+samplers ``DRAW_S`` and ``DRAW_T`` are compile-time constants of each copy, so a drawing loop
+holds, and its first compile builds, only its laws' own samplers.
 
 Every driver reaches the map through ``STEP(w, sigma, tau, u, params)``, the signature of
 every kernel in :mod:`recursions.model.maps` and of a user's :class:`recursions.Map`; a drain-last
@@ -44,7 +45,7 @@ import numba
 import numpy as np
 
 from recursions.common._jit import jit  # placeholder: bound to the cached, uncached or no jit
-from recursions.dists.kernel import draw_known, draw_one_p0
+from recursions.dists.kernel import sampler
 from recursions.engines._accumulator import (
     ALL_BUSY,
     ARRIVALS,
@@ -58,6 +59,7 @@ from recursions.engines._accumulator import (
     WAITED,
     WORK,
     batch_start,
+    each_replication,
     level_bin,
     load_batch,
     store_batch,
@@ -73,6 +75,8 @@ ONE_PASS_MAX = 32  # placeholder: ONE_PASS_SERVERS of the driver compiler
 DRAW = False  # placeholder: whether these drivers draw inside the loop (run_draws)
 SCODE = 0  # placeholder: the service law code run_draws draws
 TCODE = 0  # placeholder: the interarrival law code
+DRAW_S = sampler(SCODE)  # placeholder: the sampler of SCODE
+DRAW_T = sampler(TCODE)  # placeholder: the sampler of TCODE
 LEAN = False  # placeholder: whether the loop keeps only what customers find
 
 
@@ -163,9 +167,9 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
     With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag cost a
-    tenth of the loop's time) the service times are ``draw_known(SCODE, spar, gs)`` (or
-    :func:`~recursions.dists.kernel.draw_one_p0`), the interarrival times
-    ``draw_known(TCODE, tpar, gt)`` and the ``m`` routing uniforms
+    tenth of the loop's time) the service times are ``DRAW_S(spar[0], spar, gs)``, the
+    interarrival times ``DRAW_T(tpar[0], tpar, gt)`` (the samplers of the codes ``SCODE``
+    and ``TCODE``: :func:`recursions.dists.kernel.sampler`) and the ``m`` routing uniforms
     ``gu.random()`` each, customer after customer (the numbers of ``law.sample(gs, n)``,
     ``law.sample(gt, n)`` and ``gu.random((n, m))``); otherwise they are read from ``sig``,
     ``tau``, ``U``. ``acc``, ``hist`` and ``path`` are this replication's rows (see
@@ -204,25 +208,25 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
     next_ta = 0.0
-    # the one-pass copies read the laws' first parameters once (draw_one_p0); the others read
-    # them at each draw: holding them through the loop slowed the drivers for many servers
+    # the one-pass copies read the laws' first parameters once, before the loop; the others
+    # read them at each draw: holding them through the loop slowed the drivers for many servers
     # (docs/benchmarks.md, bench-drivers)
     sp0 = spar[0] if spar.size > 0 else 0.0
     tp0 = tpar[0] if tpar.size > 0 else 0.0
-    if DRAW and n > 0:  # the law codes are constants: only the law's own branch exists
-        next_sigma = draw_one_p0(SCODE, sp0, spar, gs) if PASS else draw_known(SCODE, spar, gs)
-        next_ta = draw_one_p0(TCODE, tp0, tpar, gt) if PASS else draw_known(TCODE, tpar, gt)
+    if DRAW and n > 0:  # the samplers are the laws' own: no other law's code exists here
+        next_sigma = DRAW_S(sp0 if PASS else spar[0], spar, gs)
+        next_ta = DRAW_T(tp0 if PASS else tpar[0], tpar, gt)
     for k in range(n):
         if DRAW:
             sigma = next_sigma
             ta = next_ta
             if k + 1 < n:
                 if PASS:
-                    next_sigma = draw_one_p0(SCODE, sp0, spar, gs)
-                    next_ta = draw_one_p0(TCODE, tp0, tpar, gt)
+                    next_sigma = DRAW_S(sp0, spar, gs)
+                    next_ta = DRAW_T(tp0, tpar, gt)
                 else:
-                    next_sigma = draw_known(SCODE, spar, gs)
-                    next_ta = draw_known(TCODE, tpar, gt)
+                    next_sigma = DRAW_S(spar[0], spar, gs)
+                    next_ta = DRAW_T(tpar[0], tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -341,39 +345,13 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
             m, True, n, collect, t0, total, nbatch, grid, h, every, acc, hist, path)
 
 
-@jit(parallel=True)
-def run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
-                       acc, hist, path, gen):
-    """:func:`run_chunk`, with ``gen`` a stand-in generator nothing is drawn from."""
-    nrep = W.shape[0]
-    record = path.shape[0] > 0
-    none = np.zeros((0, 0))
-    one = np.ones(1)
-    for r in numba.prange(nrep):
-        advance(params, W[r], sig[r], tau[r], U[r], gen, 0, one, gen, 0, one, gen, U.shape[2],
-                False, sig.shape[1], collect, t0, total, nbatch, grid, h, every, acc[r],
-                hist[r], path[r] if record else none)
-
-
-@jit
-def run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
-                     acc, hist, path, gen):
-    """:func:`run_chunk_parallel` in one thread (one replication, or one thread allowed)."""
-    nrep = W.shape[0]
-    record = path.shape[0] > 0
-    none = np.zeros((0, 0))
-    one = np.ones(1)
-    for r in range(nrep):
-        advance(params, W[r], sig[r], tau[r], U[r], gen, 0, one, gen, 0, one, gen, U.shape[2],
-                False, sig.shape[1], collect, t0, total, nbatch, grid, h, every, acc[r],
-                hist[r], path[r] if record else none)
-
-
 _STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
+_ONE = np.ones(1)
+_NO_PATH = np.zeros((0, 0))
 
 
 def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc, hist,
-              path):
+              path, serial=False):
     """Advance every replication ``r`` (row ``W[r]``) through ``sig.shape[1]`` pre-drawn arrivals.
 
     When ``collect`` is true, statistics of the state seen by arrival ``t0 + k`` (measured
@@ -383,16 +361,22 @@ def run_chunk(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every
     When ``hist`` has twice ``grid.size + 1`` columns, the second half histograms what each
     customer found (the FCFS wait under JSW, the response time under redundancy).
     The state is written to ``path[r, t0 + k]`` when ``path`` is non-empty. Replications run
-    in parallel (``prange``) when there are several and more than one thread; a single
-    replication runs in the calling thread (launching a parallel region per chunk for one
-    replication cost more than the chunk's arrivals).
+    in threads (the loop runs without the GIL) when there are several and more than one
+    thread is allowed, unless ``serial``; one replication runs in the calling thread.
+
+    A plain function that calls the compiled loop, :func:`advance`, once per replication: a
+    compiled wrapper around it (a ``prange`` over the replications) compiled the loop a second
+    time (:ref:`bench-first-result`).
     """
-    if W.shape[0] == 1 or numba.get_num_threads() == 1:
-        run_chunk_serial(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every,
-                         acc, hist, path, _STAND_IN)
-        return
-    run_chunk_parallel(params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc,
-                       hist, path, _STAND_IN)
+    record = path.shape[0] > 0
+    m, n = U.shape[2], sig.shape[1]
+
+    def one(r):
+        advance(params, W[r], sig[r], tau[r], U[r], _STAND_IN, 0, _ONE, _STAND_IN, 0, _ONE,
+                _STAND_IN, m, False, n, collect, t0, total, nbatch, grid, h, every, acc[r],
+                hist[r], path[r] if record else _NO_PATH)
+
+    each_replication(one, W.shape[0], serial)
 
 
 @jit

@@ -28,12 +28,11 @@ four contiguous keys instead of four scattered ones, over half the levels of a b
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from recursions.common._jit import jit  # placeholder: bound to the project's jit
 from recursions.common.codes import HeapPolicy
-from recursions.dists.kernel import draw_known
+from recursions.dists.kernel import sampler
 from recursions.engines import _accumulator as eng
 from recursions.model import maps as maps
 from recursions.vectors import kth_smallest
@@ -43,6 +42,8 @@ REBASE = 2.0**20
 DRAW = False  # placeholder: whether heap_steps draws inside the loop
 SCODE = 0  # placeholder: the service law code run_heap_draws draws
 TCODE = 0  # placeholder: the interarrival law code
+DRAW_S = sampler(SCODE)  # placeholder: the sampler of SCODE
+DRAW_T = sampler(TCODE)  # placeholder: the sampler of TCODE
 POLICY = -1  # placeholder: the routing policy of a drawing copy, or -1 (read at run time)
 WIDE = True  # placeholder: the 4-ary heap with keys in heap order (else binary)
 LEAN = False  # placeholder: whether the loop keeps only what customers find (waits)
@@ -230,15 +231,16 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     """One replication through ``nk`` arrivals; returns its ``(clock, elapsed, measured)``.
 
     With ``draw`` (which must be the module's constant ``DRAW``) the service and
-    interarrival times are drawn here (``draw_one`` of the module's law codes ``SCODE`` and
-    ``TCODE`` on ``gs`` and ``gt``) and the ``m`` routing uniforms from ``gu``, customer after
-    customer (the numbers of the blocks ``law.sample(gs, nk)``, ``law.sample(gt, nk)``,
-    ``gu.random((nk, m))``); otherwise they are read from ``sig``, ``tau``, ``U``. ``acc`` and
-    ``hist`` are this replication's rows. ``K`` holds the 4-ary layout's keys in heap order
-    (``K[p] == e[hp[p]]``, kept with the heap between calls; unused by the binary layout).
-    The per-batch sums are kept in registers and written
-    back when a batch ends (the same additions in the same order as one per arrival). With the
-    module's constant ``LEAN`` only the sums of what customers find are kept.
+    interarrival times are drawn here (``DRAW_S`` and ``DRAW_T``, the samplers of the
+    module's law codes ``SCODE`` and ``TCODE``, on ``gs`` and ``gt``) and the ``m`` routing
+    uniforms from ``gu``, customer after customer (the numbers of the blocks
+    ``law.sample(gs, nk)``, ``law.sample(gt, nk)``, ``gu.random((nk, m))``); otherwise they
+    are read from ``sig``, ``tau``, ``U``. ``acc`` and ``hist`` are this replication's rows.
+    ``K`` holds the 4-ary layout's keys in heap order (``K[p] == e[hp[p]]``, kept with the
+    heap between calls; unused by the binary layout). The per-batch sums are kept in
+    registers and written back when a batch ends (the same additions in the same order as
+    one per arrival). With the module's constant ``LEAN`` only the sums of what customers
+    find are kept.
     """
     if draw != DRAW:
         raise ValueError("this engine was compiled for the other way of drawing")
@@ -268,8 +270,8 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     next_sigma = 0.0
     next_ta = 0.0
     if ahead and nk > 0:
-        next_sigma = draw_known(SCODE, spar, gs)  # constants: only the law's own branch exists
-        next_ta = draw_known(TCODE, tpar, gt)
+        next_sigma = DRAW_S(spar[0], spar, gs)  # the laws' own samplers: no other law's code
+        next_ta = DRAW_T(tpar[0], tpar, gt)
     for k in range(nk):
         if by_time and elapsed >= horizon:
             break
@@ -277,14 +279,14 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
             sigma = next_sigma
             ta = next_ta
             if k + 1 < nk:
-                next_sigma = draw_known(SCODE, spar, gs)
-                next_ta = draw_known(TCODE, tpar, gt)
+                next_sigma = DRAW_S(spar[0], spar, gs)
+                next_ta = DRAW_T(tpar[0], tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
         elif DRAW:
-            sigma = draw_known(SCODE, spar, gs)
-            ta = draw_known(TCODE, tpar, gt)
+            sigma = DRAW_S(spar[0], spar, gs)
+            ta = DRAW_T(tpar[0], tpar, gt)
             for j in range(m):
                 u[j] = gu.random()
             uk = u
@@ -362,37 +364,45 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     return t, elapsed, idx
 
 
-@jit(parallel=True)
+_STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
+_NO_PARAMS = np.zeros(1)
+_EMPTY = np.zeros(0)
+_NO_U = np.zeros((0, 0))
+
+
 def run_heap_chunk(policy, d, params, E, heap, pos, keys, tnow, elapsed, idx, sig, tau, U,
-                   collect, horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase,
-                   gen):
+                   collect, horizon, total, nbatch, by_time, grid, h, every, acc, hist, rebase):
     """Advance every replication through the chunk's pre-drawn arrivals (module docstring).
 
     ``idx[r]`` counts measured arrivals; in time mode (``by_time``) replication ``r`` stops once
-    ``elapsed[r] >= horizon`` and batches follow elapsed time, else arrival counts. ``gen`` is
-    any :class:`numpy.random.Generator`, a stand-in that nothing is drawn from.
+    ``elapsed[r] >= horizon`` and batches follow elapsed time, else arrival counts. Each
+    replication is one call of the compiled loop (:func:`heap_steps`), in threads where
+    several may run (:func:`recursions.engines._accumulator.each_replication`).
     """
-    nrep = E.shape[0]
     nk = sig.shape[1]
-    none = np.zeros(1)
-    for r in numba.prange(nrep):
+
+    def one(r):
         tnow[r], elapsed[r], idx[r] = heap_steps(
-            policy, d, params, E[r], heap[r], pos[r], keys[r], tnow[r], elapsed[r], idx[r], sig[r],
-            tau[r], U[r], gen, 0, none, gen, 0, none, gen, 0, False, nk, collect, horizon,
-            total, nbatch, by_time, grid, h, every, acc[r], hist[r], rebase)
+            policy, d, params, E[r], heap[r], pos[r], keys[r], tnow[r], elapsed[r], idx[r],
+            sig[r], tau[r], U[r], _STAND_IN, 0, _NO_PARAMS, _STAND_IN, 0, _NO_PARAMS, _STAND_IN,
+            0, False, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc[r],
+            hist[r], rebase)
+
+    eng.each_replication(one, E.shape[0])
 
 
-@jit
 def run_heap_draws(policy, d, params, e, hp, ps, keys, state, gs, scode, spar, gt, tcode, tpar,
                    gu, m, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc,
                    hist, rebase):
     """One replication through ``nk`` arrivals drawn inside the loop (see :func:`heap_steps`).
 
-    ``state`` is ``[clock, elapsed, measured arrivals]``, updated. Runs without the GIL, so
-    replications can run in threads. ``scode`` and ``tcode`` must be the module's ``SCODE``
-    and ``TCODE``: the law codes are compile-time constants, so this runs on the copy of
-    this module compiled for the input's laws
-    (:func:`recursions.engines._driver_compiler.heap_drivers`).
+    ``state`` is ``[clock, elapsed, measured arrivals]``, updated. The loop runs without the
+    GIL, so replications can run in threads. ``scode`` and ``tcode`` must be the module's
+    ``SCODE`` and ``TCODE``: the law codes are compile-time constants, so this runs on the
+    copy of this module compiled for the input's laws
+    (:func:`recursions.engines._driver_compiler.heap_drivers`). A plain function that calls
+    the compiled loop: a compiled wrapper compiled the loop a second time
+    (:ref:`bench-first-result`).
     """
     if scode != SCODE or tcode != TCODE:
         raise ValueError("these drivers were compiled for other law codes")
@@ -400,11 +410,10 @@ def run_heap_draws(policy, d, params, e, hp, ps, keys, state, gs, scode, spar, g
         raise ValueError("these drivers were compiled for another policy")
     if LEAN and grid.size > 0:
         raise ValueError("these drivers keep only what customers find: no profile grid")
-    empty = np.zeros(0)
-    t, el, i = heap_steps(policy, d, params, e, hp, ps, keys, state[0], state[1], int(state[2]),
-                          empty, empty, np.zeros((0, 0)), gs, scode, spar, gt, tcode, tpar,
-                          gu, m, True, nk, collect, horizon, total, nbatch, by_time, grid, h,
-                          every, acc, hist, rebase)
+    t, el, i = heap_steps(policy, d, params, e, hp, ps, keys, float(state[0]), float(state[1]),
+                          int(state[2]), _EMPTY, _EMPTY, _NO_U, gs, scode, spar, gt, tcode,
+                          tpar, gu, m, True, nk, collect, horizon, total, nbatch, by_time,
+                          grid, h, every, acc, hist, rebase)
     state[0] = t
     state[1] = el
     state[2] = i

@@ -208,7 +208,7 @@ class _HeapRun(_Run):
         hp.run_heap_chunk(self.policy, self.d, self.system.params, self.W, self.heap, self.pos,
                           self.keys, self.tnow, self.elapsed, self.idx, sig, tau, U, collect,
                           time, steps, self.plan.batches, by_time, g, eng.uniform_step(g),
-                          self.every, self.acc, tables.hist, hp.REBASE, self.gens[0])
+                          self.every, self.acc, tables.hist, hp.REBASE)
 
     def drawn(self, r: int, c: int, collect: bool, t0: int, tables: Tables) -> None:
         """Replication ``r`` through ``c`` arrivals drawn in the loop."""
@@ -371,8 +371,12 @@ class DenseEngine(_WorkloadEngine):
         # code, which slowed them (docs/benchmarks.md, bench-drivers)
         in_kernel = plan.laws is not None and not plan.record and (
             type(system).innovations is System.innovations and _compiled(system.kernel))
+        if in_kernel and _blocks_first(system, plan):
+            in_kernel = False
         # the system's own drivers, asked for first: a user's map checks its contract there
         drivers = drivers_of(system)
+        if not in_kernel and _pointer(system, plan):
+            drivers = _block_pointer(system)
         law_drivers = _drawing_drivers(system, plan) if in_kernel else None
         return _DenseRun(system, plan, W, every, streams, gens, system.uniforms, law_drivers,
                          drivers=drivers)
@@ -386,9 +390,58 @@ a call per arrival, so longer runs compile the map into its own copy of the
 loop (the same numbers). Set from :ref:`bench-first-result`."""
 
 
-def _short(plan: RunPlan) -> bool:
-    """Whether ``plan`` is short enough for the pointer loop (:data:`POINTER_ARRIVALS`)."""
-    return ((plan.steps or 0) + plan.warmup) * plan.replications <= POINTER_ARRIVALS
+def _arrivals(plan: RunPlan) -> int:
+    """The arrivals of ``plan``: warm-up and measured, over the replications."""
+    return ((plan.steps or 0) + plan.warmup) * plan.replications
+
+
+def _pointer(system: Any, plan: RunPlan) -> bool:
+    """Whether ``plan`` runs ``system`` on the pointer loop (:data:`POINTER_ARRIVALS`).
+
+    A short run of a user's map does, unless the map checks every step (``check="always"``:
+    the first broken step must stop the run).
+    """
+    return (system.user_step and getattr(system, "check", None) != "always"
+            and _arrivals(plan) <= POINTER_ARRIVALS)
+
+
+BLOCK_ARRIVALS = 1_000_000
+"""The most arrivals (warm-up and measured, over the replications) of a plain run of a
+built-in map that reads blocks drawn by numpy rather than drawing in its loop: the loop that
+reads blocks serves every law and compiles without the generators' samplers, so a first run
+compiles less; longer runs draw in the loop, which is faster per arrival. The same numbers
+either way. Set from :ref:`bench-first-result`."""
+
+
+def _blocks_first(system: Any, plan: RunPlan) -> bool:
+    """Whether a run that could draw in the loop reads blocks instead (:data:`BLOCK_ARRIVALS`).
+
+    A short plain run does, unless the loop it would draw in is compiled in this process
+    already (a user's map: the pointer loop of :func:`_pointer`, which reads blocks too). A
+    run that goes on (``precision=``, ``warmup="auto"``) draws in the loop, as a long one does.
+    """
+    from recursions.engines._driver_compiler import drawing_compiled
+
+    assert plan.laws is not None
+    if plan.modes is not None or _arrivals(plan) > BLOCK_ARRIVALS:
+        return False
+    return not drawing_compiled(system.kernel, (plan.laws[0], plan.laws[2]), system.servers,
+                                _lean(system, plan), pointer=_pointer(system, plan))
+
+
+def _lean(system: Any, plan: RunPlan) -> bool:
+    """Whether ``plan`` runs the lean drawing loop (never for a map that checks its runs).
+
+    ``rc.Map`` checks its runs, and reads the workload sums there.
+    """
+    return plan.lean and type(system).check_run is System.check_run
+
+
+def _block_pointer(system: Any) -> Any:
+    """The pointer loop that reads blocks, for a user's map (its own copy if refused)."""
+    from recursions.engines._driver_compiler import compiled_drivers
+
+    return compiled_drivers(system.kernel, pointer=True)[0]
 
 
 def _drawing_drivers(system: Any, plan: RunPlan) -> Any:
@@ -402,12 +455,8 @@ def _drawing_drivers(system: Any, plan: RunPlan) -> Any:
     from recursions.engines._driver_compiler import compiled_drivers
 
     assert plan.laws is not None
-    # a map that checks its runs (rc.Map) reads the workload sums: never lean
-    lean = plan.lean and type(system).check_run is System.check_run
-    pointer = (system.user_step and getattr(system, "check", None) != "always"
-               and _short(plan))
     return compiled_drivers(system.kernel, (plan.laws[0], plan.laws[2]), system.servers,
-                            lean=lean, pointer=pointer)[0]
+                            lean=_lean(system, plan), pointer=_pointer(system, plan))[0]
 
 
 class HeapEngine(_WorkloadEngine):

@@ -39,7 +39,7 @@ from recursions.dists import (
     Uniform,
     as_law,
 )
-from recursions.dists.kernel import draw, draw_known, draw_one, draw_one_p0
+from recursions.dists.kernel import draw, draw_one, sampler
 from tests.marks import UNTRUSTED
 
 Z = 4.5
@@ -465,21 +465,25 @@ def test_kernel_draws_are_sample_bit_for_bit(key, n):
     np.testing.assert_array_equal(one, np.array([law.sample(g_ref1, 1)[0] for _ in range(n)]))
     if key not in ELEMENTWISE:
         np.testing.assert_array_equal(one, ref)
-    # with params[0] passed in, as the drawing loops do: the same numbers
-    g_p0 = np.random.default_rng(seed)
-    p0 = np.array([draw_one_p0(code, params[0], params, g_p0) for _ in range(n)])
-    np.testing.assert_array_equal(p0, one)
-    if n == 2000:  # with the code a constant of the caller, as in the drivers
-        const = int(code)
+    if n == 2000:  # the law's own sampler bound in a loop, as in the drivers: the same numbers
+        own = sampler(code)
 
         @numba.njit
         def fixed(params, gen, n):
             out = np.empty(n)
+            p0 = params[0]
             for i in range(n):
-                out[i] = draw_known(const, params, gen)
+                out[i] = own(p0, params, gen)
             return out
 
         np.testing.assert_array_equal(fixed(params, np.random.default_rng(seed), n), one)
+
+
+def test_sampler_of_every_code_and_none_other():
+    codes = {int(law.kernel_sampler()[0]) for law in KERNEL_LAWS.values()}
+    assert codes == {int(c) for c in LawCode}
+    with pytest.raises(ValueError, match="unknown law code 99"):
+        sampler(99)
 
 
 def test_kernel_sampler_inside_a_users_kernel():

@@ -20,8 +20,17 @@ from tests.marks import UNTRUSTED
 
 kd = importlib.import_module("recursions.engines._in_kernel_draws")
 eng = importlib.import_module("recursions.engines._registry")
+we = importlib.import_module("recursions.engines._workload_engines")
 D = rc.dists
 ELEMENTWISE = {int(c) for c in rc.codes.LawCode} - set(kd._BLOCKWISE)
+
+
+@pytest.fixture(autouse=True)
+def _draw_in_the_loop(monkeypatch, request):
+    # short plain runs of built-in maps read blocks by default (BLOCK_ARRIVALS); these tests
+    # compare the drawing loops with the blocks, so they draw in the loop as long runs do
+    if "blocks_first" not in request.node.name:
+        monkeypatch.setattr(we, "BLOCK_ARRIVALS", 0)
 
 CASES = [
     (rc.JSW(3), rc.Poisson(2.0, D.Exponential(1.0)), {}),
@@ -141,3 +150,54 @@ def test_the_drawing_loop_refuses_to_record():
         mod.run_draws(np.zeros(0), np.zeros(3), gen, code, one, gen, code, one, gen, 0, 10,
                       True, 0, 10, 1, np.zeros(0), 0.0, 3, np.zeros((1, 10)), np.zeros((1, 1)),
                       np.zeros((10, 3)))
+
+
+def _drawn_in_the_loop(system, inp, steps, **kw):
+    """Whether ``simulate`` would run this plan drawing in the loop (else on blocks)."""
+    plan, engine = eng.planned(system, inp, steps, **kw)
+    return engine.name == "dense" and engine._state(
+        system, plan, np.zeros((plan.replications, system.servers)), 1, [None],
+        [None]).law_drivers is not None
+
+
+def test_blocks_first_for_a_short_plain_run_of_a_built_in_map(monkeypatch):
+    # a short plain run reads blocks (its loop serves every law and compiles without the
+    # generators' samplers); longer runs and runs that go on draw in the loop
+    inp = rc.Poisson(2.0, D.Exponential(1.0))
+    monkeypatch.setattr(we, "BLOCK_ARRIVALS", 10_000)
+    # as in a fresh process: no drawing loop compiled yet
+    monkeypatch.setattr(importlib.import_module("recursions.engines._driver_compiler"),
+                        "_DRIVERS", {})
+    system = rc.JpSW(3, 1)
+    assert not _drawn_in_the_loop(system, inp, 10_000)
+    assert _drawn_in_the_loop(system, inp, 10_000, warmup=1)
+    assert _drawn_in_the_loop(system, inp, 4_000, replications=3)
+    user = rc.Map(rc.maps.jsw, servers=3, name="user's jsw")
+    assert not _drawn_in_the_loop(user, inp, 1000)  # a user's map too
+    # the same numbers either way, bit for bit
+    kw = {"steps": 9000, "rng": 6, "replications": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        blocks = rc.simulate(system, inp, **kw)
+        monkeypatch.setattr(we, "BLOCK_ARRIVALS", 0)
+        drawn = rc.simulate(system, inp, **kw)
+        monkeypatch.setattr(we, "BLOCK_ARRIVALS", 10_000)
+        # once the drawing loop is compiled in this process, short runs use it too
+        assert _drawn_in_the_loop(system, inp, 10_000)
+        again = rc.simulate(system, inp, **kw)
+    for a in (drawn, again):
+        np.testing.assert_array_equal(a.final_state, blocks.final_state)
+        for name in ("p_wait", "mean_wait", "mean_workload", "busy_fraction", "mean_response"):
+            assert getattr(a, name) == getattr(blocks, name), name
+        np.testing.assert_array_equal(a.profile(a.grid).value, blocks.profile(blocks.grid).value)
+
+
+def test_blocks_first_not_in_precision_mode(monkeypatch):
+    # a run that goes on (precision=) keeps the drawing loop from the start
+    calls = []
+    real = we._drawing_drivers
+    monkeypatch.setattr(we, "_drawing_drivers", lambda s, p: calls.append(p) or real(s, p))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rc.SimulationWarning)
+        rc.simulate(rc.JSW(2), rc.Poisson(1.0, D.Exponential(1.0)), precision=0.5, rng=1)
+    assert calls

@@ -24,6 +24,14 @@ eng = importlib.import_module("recursions.engines._accumulator")  # the batch ta
 WAITS = ("p_wait", "mean_wait")
 
 
+@pytest.fixture(autouse=True)
+def _draw_in_the_loop(monkeypatch):
+    # the lean copies are drawing loops: these runs draw in the loop, as long runs do (short
+    # plain runs of built-in maps read blocks by default: BLOCK_ARRIVALS)
+    monkeypatch.setattr(importlib.import_module("recursions.engines._workload_engines"),
+                        "BLOCK_ARRIVALS", 0)
+
+
 def _quiet(*args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rc.SimulationWarning)

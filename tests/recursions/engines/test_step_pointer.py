@@ -43,6 +43,16 @@ def refuses_long_jobs(w, sigma, tau, u, params):
     return found
 
 
+@pytest.fixture(autouse=True)
+def _draw_in_the_loop(monkeypatch, request):
+    # short plain runs read blocks by default (BLOCK_ARRIVALS): here the pointer loops draw
+    # in the loop, as a run that goes on does, except in the tests and cases named "blocks"
+    if "blocks" not in request.node.name:
+        monkeypatch.setattr(we, "BLOCK_ARRIVALS", 0)
+    else:  # as in a fresh process: a drawing pointer loop compiled already would be used
+        monkeypatch.setattr(dc, "_POINTER_LOOPS", {})
+
+
 def _both(monkeypatch, system, inp, **kw):
     """The run on the pointer loop, and on the map's own compiled copy."""
     pointer = rc.simulate(system, inp, **kw)
@@ -52,30 +62,38 @@ def _both(monkeypatch, system, inp, **kw):
     return pointer, own
 
 
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
 @pytest.mark.parametrize("kw", [dict(steps=20_000, rng=3),
                                 dict(steps=20_000, rng=4, replications=3, warmup=1000),
                                 dict(steps=20_000, rng=5, statistics=("p_wait", "mean_wait"))])
-def test_the_pointer_loop_gives_the_numbers_of_the_maps_own_copy(monkeypatch, kw):
+def test_the_pointer_loop_gives_the_numbers_of_the_maps_own_copy(monkeypatch, kw, way):
     system = rc.Map(least_of_two, servers=4, uniforms=2)
+    monkeypatch.setattr(dc, "_POINTER_LOOPS", {})  # to see which loop ran
     pointer, own = _both(monkeypatch, system, INPUT, **kw)
     for name in STATS:
         assert getattr(pointer, name) == getattr(own, name), name
     assert pointer.engine == own.engine == "dense"
+    # the loop of blocks, or of two exponential laws (a map that checks its runs: not lean)
+    assert list(dc._POINTER_LOOPS) == [(None if way == "blocks" else (1, 1), False)]
 
 
-def test_one_loop_serves_every_step(monkeypatch):
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
+def test_one_loop_serves_every_step(monkeypatch, way):
     rc.simulate(rc.Map(least_of_two, servers=4, uniforms=2), INPUT, steps=5000, rng=1)
     edited = rc.Map(least_of_three, servers=5, uniforms=3, params=np.array([1.5]))
     pointer, own = _both(monkeypatch, edited, INPUT, steps=5000, rng=2)
     assert pointer.mean_wait == own.mean_wait and pointer.p_wait == own.p_wait
-    loop = dc._POINTER_LOOPS[(1, 1), False]  # two exponential laws, every statistic
+    # two exponential laws drawn in the loop, every statistic; or the loop of blocks
+    loop = dc._POINTER_LOOPS[(1, 1) if way == "drawn" else None, False]
     assert len(loop.advance.overloads) == 1  # compiled once, for both steps
 
 
-def test_a_steps_exception_is_raised_not_lost():
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
+def test_a_steps_exception_is_raised_not_lost(way):
     system = rc.Map(refuses_long_jobs, servers=2, check=False)
     with pytest.raises(ValueError, match="a job longer than 4"):
-        rc.simulate(system, rc.Poisson(0.5, rc.dists.Exponential(1.0)), steps=20_000, rng=1)
+        rc.simulate(system, rc.Poisson(0.5, rc.dists.Exponential(1.0)), steps=20_000, rng=1,
+                    replications=2)
     # the hook that caught it passes other reports on, and the next run is clean
     res = rc.simulate(system, rc.Poisson(0.5, rc.dists.Uniform(0.0, 1.0)), steps=2000, rng=1)
     assert res.p_wait.value >= 0.0
@@ -85,9 +103,10 @@ def test_long_runs_compile_the_map_into_its_own_copy():
     from recursions.engines._run_plan import make_plan
 
     system = rc.Map(least_of_two, servers=4, uniforms=2)
-    assert we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS))
-    assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS // 2, replications=3))
-    assert not we._short(make_plan(system, INPUT, we.POINTER_ARRIVALS, warmup=1))
+    assert we._pointer(system, make_plan(system, INPUT, we.POINTER_ARRIVALS))
+    assert not we._pointer(system, make_plan(system, INPUT, we.POINTER_ARRIVALS // 2,
+                                             replications=3))
+    assert not we._pointer(system, make_plan(system, INPUT, we.POINTER_ARRIVALS, warmup=1))
 
 
 @numba.njit
@@ -132,13 +151,13 @@ def test_a_map_checked_at_every_step_runs_on_its_own_copy(monkeypatch):
 def test_a_run_that_grows_past_the_limit_leaves_the_pointer(monkeypatch):
     system = rc.Map(least_of_two, servers=4, uniforms=2)
     shorts = []
-    short = we._short
+    short = we._pointer
 
-    def spy(plan):
-        shorts.append(short(plan))
+    def spy(system, plan):
+        shorts.append(short(system, plan))
         return shorts[-1]
 
-    monkeypatch.setattr(we, "_short", spy)
+    monkeypatch.setattr(we, "_pointer", spy)
     monkeypatch.setattr(we, "POINTER_ARRIVALS", 40_000)
     grown = rc.simulate(system, INPUT, precision=0.01, rng=2)
     assert grown.precision.steps > 40_000 and True in shorts and False in shorts

@@ -548,17 +548,22 @@ m = rc.Map(userstep.step, servers=2, name="cached step")
 from recursions.engines._workload_engines import POINTER_ARRIVALS
 
 inp = rc.Poisson(1.2, rc.dists.Exponential(1.0))
-res = rc.simulate(m, inp, steps=2000, rng=1)  # a short run: on the loop of every step
+res = rc.simulate(m, inp, steps=2000, rng=1)  # short: the loop of every step, on blocks
 long = rc.simulate(m, inp, steps=POINTER_ARRIVALS + 1, rng=1)  # on the step's own copy
+import recursions.engines._workload_engines as we
+we.BLOCK_ARRIVALS = 0
+drawn = rc.simulate(m, inp, steps=2000, rng=1)  # short, on the drawing loop of every step
 mod, how = compiled_drivers(userstep.step)
-unused = len(mod.run_chunk_parallel.signatures)  # the runs drew in the loop: none of these
+unused = len(mod.advance.signatures)  # the runs drew in the loop: not the blocks' loop
 m.step([0.0, 0.0], 1.0, 0.5)  # one block driver, step_once
 drawing, _ = compiled_drivers(userstep.step, (1, 1))  # the drivers for two exponential laws
 pointer = compiled_drivers(userstep.step, (1, 1), pointer=True)[0].mod
-fns = [mod.run_chunk_parallel, mod.run_path, mod.step_once, mod.apply_rows,
-       mod.couple_chunk, drawing.advance, pointer.advance]  # the compiled drivers (run_chunk
-       # and run_draws are wrappers)
-print(json.dumps({"how": how, "p_wait": [res.p_wait.value, long.p_wait.value],
+blocks = compiled_drivers(userstep.step, pointer=True)[0].mod  # the short run's loop
+fns = [mod.run_path, mod.step_once, mod.apply_rows, mod.couple_chunk, drawing.advance,
+       pointer.advance, blocks.advance]  # the compiled drivers (run_chunk and run_draws are
+       # plain functions)
+print(json.dumps({"how": how, "p_wait": [res.p_wait.value, long.p_wait.value,
+                             drawn.p_wait.value],
                   "unused": unused,
                   "hits": sum(sum(f.stats.cache_hits.values()) for f in fns),
                   "misses": sum(sum(f.stats.cache_misses.values()) for f in fns)}))
@@ -590,11 +595,13 @@ def test_drivers_are_cached_on_disk_and_reused_by_a_later_process(tmp_path, monk
     first, _ = run()
     generated = sorted(cache.glob("drivers_*.py"))
     assert first["how"] == "cached" and first["misses"] > 0
-    # the block drivers (step_once ran), those drawing in the loop, and the loop of every step
-    assert len(generated) == 3
+    # the block drivers (step_once ran), those drawing in the loop, and the two loops of
+    # every step (drawing, and reading blocks: the short run's)
+    assert len(generated) == 4
     for path in generated:
         assert list((cache / "__pycache__").glob(f"{path.stem}.*.nbi"))
     assert first["unused"] == 0  # a driver compiles on its first call, not before
+    assert first["p_wait"][0] == first["p_wait"][2]  # blocks or drawn: the same numbers
     files = sorted(p.name for p in cache.rglob("*"))
 
     second, _ = run()
@@ -615,7 +622,7 @@ def test_drivers_are_cached_on_disk_and_reused_by_a_later_process(tmp_path, monk
         keys.add(_cache_key(step))
         compiled_drivers(step)  # writes the drivers' source (compiles lazily: nothing here)
     assert len(keys) == 3 and None not in keys
-    assert len(list(cache.glob("drivers_*.py"))) == 3 + 3
+    assert len(list(cache.glob("drivers_*.py"))) == 4 + 3
 
 
 def test_closures_are_not_cached_on_disk():
