@@ -118,7 +118,8 @@ def each_replication(one: Callable[[int], Any], nrep: int, serial: bool = False)
     >>> seen
     [0, 1, 2]
     """
-    workers = 1 if serial else min(nrep, numba.get_num_threads())
+    # one replication never asks for numba's thread count, which starts its threading layer
+    workers = 1 if serial or nrep <= 1 else min(nrep, numba.get_num_threads())
     if workers <= 1:
         for r in range(nrep):
             one(r)

@@ -249,7 +249,8 @@ class KernelDraws:
                     loop.advance(c)
 
         nrep = plan.replications
-        workers = min(nrep, max(1, numba.get_num_threads()))
+        # one replication never asks for numba's thread count (it starts the threading layer)
+        workers = 1 if nrep <= 1 else min(nrep, max(1, numba.get_num_threads()))
         if workers == 1:
             for r in range(nrep):
                 one(r)

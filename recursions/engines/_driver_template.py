@@ -345,7 +345,7 @@ def run_draws(params, w, gs, scode, spar, gt, tcode, tpar, gu, m, n, collect, t0
             m, True, n, collect, t0, total, nbatch, grid, h, every, acc, hist, path)
 
 
-_STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
+_STAND_IN = None  # passed for the generators where no draw is made
 _ONE = np.ones(1)
 _NO_PATH = np.zeros((0, 0))
 

@@ -364,7 +364,7 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
     return t, elapsed, idx
 
 
-_STAND_IN = np.random.default_rng(0)  # passed where no draw is made (numba cannot make one)
+_STAND_IN = None  # passed for the generators where no draw is made
 _NO_PARAMS = np.zeros(1)
 _EMPTY = np.zeros(0)
 _NO_U = np.zeros((0, 0))
