@@ -191,7 +191,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     off = grid.size + 1
-    c = np.zeros(acc.shape[1])
+    c = np.empty(acc.shape[1])  # the batch's sums, loaded from acc before any use (collect)
     u = np.empty(m)
     b = (t0 * nbatch) // total if collect else 0
     next_start = batch_start(b + 1, total, nbatch)

@@ -250,7 +250,7 @@ def heap_steps(policy, d, params, e, hp, ps, K, t, elapsed, idx, sig, tau, U, gs
         raise ValueError("the heap engine's drawing copies do not run redundancy")
     n = e.size
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
-    c = np.zeros(acc.shape[1])
+    c = np.empty(acc.shape[1])  # the batch's sums, loaded from acc before any use (collect)
     u = np.empty(max(m, 1))
     chosen = np.empty(max(d, 1), dtype=np.int64)
     b = 0
