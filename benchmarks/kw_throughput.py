@@ -52,7 +52,13 @@ from _tables import finish
 
 import recursions as rc
 from recursions.common._tables import Rows
+from recursions.engines import _workload_engines
 from recursions.vectors import add_at_rank, drain
+
+# what is timed here is the loops of long runs, which draw inside the loop; a short plain run
+# reads blocks instead (BLOCK_ARRIVALS, docs/benchmarks.md bench-first-result), so the
+# warm-ups and the quick mode's shorter runs draw in the loop too
+_workload_engines.BLOCK_ARRIVALS = 0
 
 
 @numba.njit(cache=True)
