@@ -141,6 +141,7 @@ def rounds_of(rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float
 POINTER = MAP + '''
 import time
 from recursions.engines import _workload_engines as we
+we.BLOCK_ARRIVALS = 0  # both loops draw in the loop, as the long runs they stand for do
 
 def cpu(own):
     we.POINTER_ARRIVALS = 0 if own else 10**9

@@ -32,6 +32,11 @@ from _tables import finish
 
 import recursions as rc
 from recursions.common._tables import Rows
+from recursions.engines import _workload_engines
+
+# the dense engine's rate here is that of a long run, which draws inside its loop; a short
+# plain run reads blocks instead (BLOCK_ARRIVALS, docs/benchmarks.md bench-first-result)
+_workload_engines.BLOCK_ARRIVALS = 0
 
 
 @numba.njit(cache=True)

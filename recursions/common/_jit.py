@@ -49,7 +49,8 @@ def jit(fn: F | None = None, *, parallel: bool = False, inline: str = "never") -
     fn : callable, optional
         The function to compile. When omitted, a decorator is returned.
     parallel : bool, default False
-        Enable ``numba.prange`` loops (used by the replication drivers only).
+        Enable ``numba.prange`` loops (the drivers' ``apply_rows`` only: the replications of
+        a run go side by side in threads, :mod:`recursions.engines._replications`).
     inline : {"never", "always"}, default "never"
         ``"always"`` inlines the function into its callers in numba's own IR, so the arrays
         it takes cost no reference counting per call (the drivers' per-arrival helpers).

@@ -1,4 +1,4 @@
-"""Columns of the drivers' per-batch accumulator, its helpers, and the calls per replication.
+"""Columns of the drivers' per-batch accumulator, and the helpers that read it.
 
 Shared by the sorted-vector drivers (:mod:`recursions.engines._driver_template`, compiled once per
 map by :mod:`recursions.engines._driver_compiler`) and the large-n event engine
@@ -7,18 +7,12 @@ map by :mod:`recursions.engines._driver_compiler`) and the large-n event engine
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-
-import numba
 import numpy as np
 
 from recursions.common._jit import jit
 
 __all__ = ["ALL_BUSY", "ARRIVALS", "BUSY", "JOINED", "LOST", "LOST_WORK", "N_STATS", "SAMPLED",
-           "SERVED_WORK", "WAITED", "WAIT_SUM", "WORK", "batch_start", "each_replication",
-           "empty_path", "level_bin",
+           "SERVED_WORK", "WAITED", "WAIT_SUM", "WORK", "batch_start", "empty_path", "level_bin",
            "load_batch", "profile_counts", "store_batch", "uniform_step"]
 
 # columns of the per-batch accumulator; SERVED_WORK sums the service times of the customers who
@@ -101,28 +95,3 @@ def empty_path() -> np.ndarray:
     """A zero-size path array (no recording)."""
     return np.zeros((0, 0, 0))
 
-
-def each_replication(one: Callable[[int], Any], nrep: int, serial: bool = False) -> None:
-    """``one(r)`` for every replication ``r``: in threads where several may run, else in turn.
-
-    The drivers' compiled loops run without the GIL, so replications run side by side in
-    threads (at most numba's thread count), as they did in a ``prange``, without a compiled
-    wrapper around the loop, which compiled the loop a second time (:ref:`bench-first-result`).
-    ``serial`` runs them in turn (a user's map that checks every step stops at the first
-    broken one). The first exception raised is raised here.
-
-    Examples
-    --------
-    >>> seen = []
-    >>> each_replication(seen.append, 3, serial=True)
-    >>> seen
-    [0, 1, 2]
-    """
-    # one replication never asks for numba's thread count, which starts its threading layer
-    workers = 1 if serial or nrep <= 1 else min(nrep, numba.get_num_threads())
-    if workers <= 1:
-        for r in range(nrep):
-            one(r)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(one, range(nrep)))

@@ -23,9 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numba
 import numpy as np
 
+from recursions.engines._replications import each_replication
 from recursions.engines._run_plan import DEFAULT_LEVELS, RunPlan
 
 if TYPE_CHECKING:
@@ -248,19 +248,7 @@ class KernelDraws:
                 if r == 0:
                     loop.advance(c)
 
-        nrep = plan.replications
-        # one replication never asks for numba's thread count (it starts the threading layer)
-        workers = 1 if nrep <= 1 else min(nrep, max(1, numba.get_num_threads()))
-        if workers == 1:
-            for r in range(nrep):
-                one(r)
-            return
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            try:
-                list(ex.map(one, range(nrep)))
-            except BaseException:
-                stop[0] = True
-                raise
+        each_replication(one, plan.replications, stop=stop)
 
 
 def rebin(a: np.ndarray, old: RunPlan, new: RunPlan) -> np.ndarray:

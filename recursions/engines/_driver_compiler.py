@@ -72,8 +72,8 @@ __all__ = ["ENGINE_SOURCES", "ONE_PASS_SERVERS", "compiled_drivers", "drawing_co
            "drivers_of", "drivers_root", "heap_drivers", "pointer_drivers", "uses_one_pass"]
 
 ENGINE_SOURCES = ("engines/_driver_template.py", "common/_jit.py", "common/_caches.py",
-                  "engines/_accumulator.py", "common/codes.py", "model/maps.py", "vectors.py",
-                  "dists/kernel.py")
+                  "engines/_accumulator.py", "engines/_replications.py", "common/codes.py",
+                  "model/maps.py", "vectors.py", "dists/kernel.py")
 """The files of :mod:`recursions` compiled into every driver (the template and what it imports,
 directly or not); their text is part of the cache key (``tests/recursions/model/test_user_map.py``
 checks that the list is closed under their imports)."""
@@ -614,10 +614,10 @@ def _serial_drivers(mod: Any) -> Any:
 
     An exception with run-time values (the state that broke, in
     :class:`~recursions.model._map_step_checks.MapStepError`) raised inside a numba parallel
-    region comes out as a bare ``SystemError`` (``apply_rows``), and replications in threads
-    (``run_chunk``) would run on past the first broken step; the drivers of a checking kernel
-    (``check="always"``) therefore run those two serially: a namespace over ``mod`` with
-    them replaced.
+    region comes out as a bare ``SystemError`` (``apply_rows``, a ``prange``), and
+    replications in threads (``run_chunk``) would run on past the first broken step; the
+    drivers of a checking kernel (``check="always"``) therefore run those two serially: a
+    namespace over ``mod`` with them replaced.
     """
     def run_chunk(  # type: ignore[no-untyped-def]
             params, W, sig, tau, U, collect, t0, total, nbatch, grid, h, every, acc, hist, path):

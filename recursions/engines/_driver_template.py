@@ -59,11 +59,11 @@ from recursions.engines._accumulator import (
     WAITED,
     WORK,
     batch_start,
-    each_replication,
     level_bin,
     load_batch,
     store_batch,
 )
+from recursions.engines._replications import each_replication
 from recursions.model.maps import jsw as STEP  # placeholder: the kernel
 from recursions.model.maps import jsw_join as JOIN  # placeholder: its join
 from recursions.model.maps import jsw_joined_rank as RANK  # placeholder: its joined rank
@@ -166,8 +166,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             t0, total, nbatch, grid, h, every, acc, hist, path):
     """One replication ``w`` through ``n`` arrivals; the loop of every forward driver.
 
-    With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag cost a
-    tenth of the loop's time) the service times are ``DRAW_S(spar[0], spar, gs)``, the
+    With ``draw`` (which must be the module's constant ``DRAW``: a run-time flag slowed the
+    loop, :ref:`bench-drivers`) the service times are ``DRAW_S(spar[0], spar, gs)``, the
     interarrival times ``DRAW_T(tpar[0], tpar, gt)`` (the samplers of the codes ``SCODE``
     and ``TCODE``: :func:`recursions.dists.kernel.sampler`) and the ``m`` routing uniforms
     ``gu.random()`` each, customer after customer (the numbers of ``law.sample(gs, n)``,
@@ -179,8 +179,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     if draw != DRAW:
         raise ValueError("these drivers were compiled for the other way of drawing")
     if DRAW:
-        # a drawing loop always collects, so that every `if collect` below folds away (a
-        # tenth of the loop at one server); its warm-up adds up into scratch tables
+        # a drawing loop always collects, so that every `if collect` below folds away
+        # (bench-drivers); its warm-up adds up into scratch tables
         collect = True
     s = w.size
     # the state lives in `cur`; the branch-free pass writes the next state into `spare` and

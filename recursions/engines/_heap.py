@@ -34,6 +34,7 @@ from recursions.common._jit import jit  # placeholder: bound to the project's ji
 from recursions.common.codes import HeapPolicy
 from recursions.dists.kernel import sampler
 from recursions.engines import _accumulator as eng
+from recursions.engines._replications import each_replication
 from recursions.model import maps as maps
 from recursions.vectors import kth_smallest
 
@@ -377,7 +378,7 @@ def run_heap_chunk(policy, d, params, E, heap, pos, keys, tnow, elapsed, idx, si
     ``idx[r]`` counts measured arrivals; in time mode (``by_time``) replication ``r`` stops once
     ``elapsed[r] >= horizon`` and batches follow elapsed time, else arrival counts. Each
     replication is one call of the compiled loop (:func:`heap_steps`), in threads where
-    several may run (:func:`recursions.engines._accumulator.each_replication`).
+    several may run (:func:`recursions.engines._replications.each_replication`).
     """
     nk = sig.shape[1]
 
@@ -388,7 +389,7 @@ def run_heap_chunk(policy, d, params, E, heap, pos, keys, tnow, elapsed, idx, si
             0, False, nk, collect, horizon, total, nbatch, by_time, grid, h, every, acc[r],
             hist[r], rebase)
 
-    eng.each_replication(one, E.shape[0])
+    each_replication(one, E.shape[0])
 
 
 def run_heap_draws(policy, d, params, e, hp, ps, keys, state, gs, scode, spar, gt, tcode, tpar,

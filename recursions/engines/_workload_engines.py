@@ -406,11 +406,11 @@ def _pointer(system: Any, plan: RunPlan) -> bool:
 
 
 BLOCK_ARRIVALS = 1_000_000
-"""The most arrivals (warm-up and measured, over the replications) of a plain run of a
-built-in map that reads blocks drawn by numpy rather than drawing in its loop: the loop that
+"""The most arrivals (warm-up and measured, over the replications) of a plain run on the
+dense engine that reads blocks drawn by numpy rather than drawing in its loop: the loop that
 reads blocks serves every law and compiles without the generators' samplers, so a first run
 compiles less; longer runs draw in the loop, which is faster per arrival. The same numbers
-either way. Set from :ref:`bench-first-result`."""
+either way. The same limit as :data:`POINTER_ARRIVALS` (:ref:`bench-first-result`)."""
 
 
 def _blocks_first(system: Any, plan: RunPlan) -> bool:
@@ -418,7 +418,8 @@ def _blocks_first(system: Any, plan: RunPlan) -> bool:
 
     A short plain run does, unless the loop it would draw in is compiled in this process
     already (a user's map: the pointer loop of :func:`_pointer`, which reads blocks too). A
-    run that goes on (``precision=``, ``warmup="auto"``) draws in the loop, as a long one does.
+    run with modes (``precision=``, ``warmup="auto"``, ``start=``) draws in the loop, as a
+    long one does.
     """
     from recursions.engines._driver_compiler import drawing_compiled
 

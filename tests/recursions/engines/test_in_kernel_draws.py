@@ -32,6 +32,7 @@ def _draw_in_the_loop(monkeypatch, request):
     if "blocks_first" not in request.node.name:
         monkeypatch.setattr(we, "BLOCK_ARRIVALS", 0)
 
+
 CASES = [
     (rc.JSW(3), rc.Poisson(2.0, D.Exponential(1.0)), {}),
     (rc.JIQ(4), rc.Poisson(3.0, D.LogNormal(1.0, 3.0)), {"replications": 3}),

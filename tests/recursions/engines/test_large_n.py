@@ -55,8 +55,10 @@ def test_heap_keys_kept_between_chunks_give_the_dense_path(law, monkeypatch):
     # with the clock every few time units: a key left stale between calls would send a
     # customer to the wrong server
     import recursions.engines._registry as engines
+    import recursions.engines._workload_engines as we
 
     inp = rc.Poisson(8.5, law)
+    monkeypatch.setattr(we, "BLOCK_ARRIVALS", 0)  # the dense run draws in the loop too
     monkeypatch.setattr(hp, "REBASE", 5.0)
     monkeypatch.setattr(engines, "MAX_CALL", 997)
     with warnings.catch_warnings():  # 50 000 arrivals of H2 are too few for its intervals

@@ -123,15 +123,17 @@ def eager(w, sigma, tau, u, params):
     return found
 
 
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
 @pytest.mark.parametrize("step", [returns_an_int, eager])
-def test_a_step_the_pointer_cannot_call_runs_on_its_own_copy(monkeypatch, step):
+def test_a_step_the_pointer_cannot_call_runs_on_its_own_copy(monkeypatch, step, way):
     system = rc.Map(step, servers=2)
     pointer, own = _both(monkeypatch, system, rc.Poisson(1.2, rc.dists.Exponential(1.0)),
                          steps=5000, rng=1)
     assert pointer.mean_workload == own.mean_workload and pointer.p_wait == own.p_wait
 
 
-def test_a_map_checked_at_every_step_runs_on_its_own_copy(monkeypatch):
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
+def test_a_map_checked_at_every_step_runs_on_its_own_copy(monkeypatch, way):
     calls = []
     pointer_drivers = dc.pointer_drivers
 
