@@ -7,6 +7,8 @@ map by :mod:`recursions.engines._driver_compiler`) and the large-n event engine
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recursions.common._jit import jit
@@ -35,7 +37,9 @@ def level_bin(grid, h, x):
     if ng == 0 or x <= grid[0]:
         return 0
     if h > 0.0:
-        j = int(np.ceil((x - grid[0]) * (1.0 / h)))  # 1 / h is hoisted out of a caller's loop
+        # 1 / h is hoisted out of a caller's loop; math.ceil, not int(np.ceil): the same
+        # integer, without typing a ufunc in every first compile
+        j = math.ceil((x - grid[0]) * (1.0 / h))
         j = min(max(j, 0), ng)
     else:
         lo, hi = 0, ng
