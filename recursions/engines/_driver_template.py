@@ -3,12 +3,12 @@
 Statistics are accumulated in the kernel per (replication, batch) so memory stays O(S) per
 replication (plus the batch table), unless a path is recorded. For a kernel that is a join
 followed by ``drain(w, tau)`` (:data:`recursions.model.maps.DRAIN_LAST`, every built-in map of
-that form) the driver runs the join and drains the vector itself; the total workload and
-busy servers of the drained vector (the state the next customer sees) are then added up in a
-second pass over it, :func:`total_busy` (a plain drain loop is vectorised by the compiler
-and a fused drain-and-sum loop is not: :ref:`bench-drivers` in ``docs/benchmarks.md`` has
-the measurement). Other kernels get that pass after their
-whole step. The drawing drivers of a kernel whose join adds at one rank
+that form) the driver runs the join and drains the vector itself. The total workload and
+busy servers of the state each customer sees are added up in a pass of their own,
+:func:`total_busy`, when the customer arrives (a plain drain loop is vectorised by the
+compiler and a fused drain-and-sum loop is not: :ref:`bench-drivers` in
+``docs/benchmarks.md`` has the measurement); the loop holds that pass once, whichever step
+it runs (:ref:`bench-first-result`). The drawing drivers of a kernel whose join adds at one rank
 (:data:`recursions.model.maps.RANKED`) at 2 to
 :data:`recursions.engines._driver_compiler.ONE_PASS_SERVERS` servers
 are a further copy with ``PASS`` set: they write the joined and drained vector in one
@@ -125,12 +125,11 @@ def total_busy(w):
 
 
 @jit(inline="always")
-def drain_total_busy(w, tau):
-    """``drain(w, tau)``, then :func:`total_busy` of the drained vector."""
+def drain_into(w, tau):
+    """``w <- (w - tau)^+`` in place: a plain loop, which the compiler vectorises."""
     for i in range(w.size):
         v = w[i] - tau
         w[i] = v if v > 0.0 else 0.0
-    return total_busy(w)
 
 
 @jit(inline="always")
@@ -196,14 +195,10 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     b = (t0 * nbatch) // total if collect else 0
     next_start = batch_start(b + 1, total, nbatch)
     next_sample = t0 + (-t0) % every  # the next t with t % every == 0 (no division per arrival)
-    tot = 0.0
-    busy = 0
     bin0 = -1
     x0 = 0.0
     if collect:
         load_batch(acc, b, c)
-        if not LEAN:
-            tot, busy = total_busy(cur)
     # the next customer's service and interarrival times are drawn a step ahead, so the
     # generators' work overlaps the map's (the same draws, in the same order, n of each)
     next_sigma = 0.0
@@ -216,7 +211,11 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     if DRAW and n > 0:  # the samplers are the laws' own: no other law's code exists here
         next_sigma = DRAW_S(sp0 if PASS else spar[0], spar, gs)
         next_ta = DRAW_T(tp0 if PASS else tpar[0], tpar, gt)
+    tot = 0.0
+    busy = 0
     for k in range(n):
+        if collect and not LEAN:  # the state this customer sees (the one copy of this pass)
+            tot, busy = total_busy(cur)
         if DRAW:
             sigma = next_sigma
             ta = next_ta
@@ -251,26 +250,22 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     next_sample += every
                     c[SAMPLED] += 1.0
                     x0 = cur[0]
-                    if x0 > 0.0:
-                        bin0 = level_bin(grid, h, x0)
-                        hist[b, bin0] += 1.0
-                    for i in range(1, s):
-                        if cur[i] > 0.0:
-                            hist[b, level_bin(grid, h, cur[i])] += 1.0
+                    for i in range(s):  # one inlined level_bin for the whole snapshot
+                        xi = cur[i]
+                        if xi > 0.0:
+                            jb = level_bin(grid, h, xi)
+                            hist[b, jb] += 1.0
+                            if i == 0:
+                                bin0 = jb
             if not DRAW and record:  # simulate records only on blocks (run_draws refuses)
                 for i in range(s):
                     path[t, i] = cur[i]
-        # the step; a drain-last kernel's drain adds up the next state's statistics
+        # the step (the next customer's statistics add up the state it leaves)
         if PASS:  # the rank says whether the customer was lost: `found` is not tested
             r = RANK(cur, uk, params)
             if r < 0:
                 found = -1.0  # lost (LOST of recursions.common.codes)
-                if collect and not LEAN:  # PASS copies draw in the loop: always collect
-                    tot, busy = drain_total_busy(cur, ta)
-                else:
-                    for i in range(s):
-                        v = cur[i] - ta
-                        cur[i] = v if v > 0.0 else 0.0
+                drain_into(cur, ta)
                 if collect:
                     c[ARRIVALS] += 1.0
                     c[LOST] += 1.0
@@ -280,8 +275,6 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 insert_drain(cur, spare, r, found + sigma, ta)
                 cur, spare = spare, cur
                 if collect:
-                    if not LEAN:
-                        tot, busy = total_busy(cur)
                     c[ARRIVALS] += 1.0
                     c[JOINED] += 1.0
                     c[SERVED_WORK] += sigma
@@ -292,16 +285,9 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                         hist[b, off + level_bin(grid, h, found)] += 1.0
         elif FUSED:
             found = JOIN(cur, sigma, uk, params)
-            if collect and not LEAN:
-                tot, busy = drain_total_busy(cur, ta)
-            else:
-                for i in range(s):
-                    v = cur[i] - ta
-                    cur[i] = v if v > 0.0 else 0.0
+            drain_into(cur, ta)
         else:
             found = STEP(cur, sigma, ta, uk, params)
-            if collect and not LEAN:
-                tot, busy = total_busy(cur)
         if collect and not PASS:
             c[ARRIVALS] += 1.0
             if found < 0.0:
