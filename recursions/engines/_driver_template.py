@@ -5,10 +5,12 @@ replication (plus the batch table), unless a path is recorded. For a kernel that
 followed by ``drain(w, tau)`` (:data:`recursions.model.maps.DRAIN_LAST`, every built-in map of
 that form) the driver runs the join and drains the vector itself. The total workload and
 busy servers of the state each customer sees are added up in a pass of their own,
-:func:`total_busy`, when the customer arrives (a plain drain loop is vectorised by the
-compiler and a fused drain-and-sum loop is not: :ref:`bench-drivers` in
-``docs/benchmarks.md`` has the measurement); the loop holds that pass once, whichever step
-it runs (:ref:`bench-first-result`). The drawing drivers of a kernel whose join adds at one rank
+:func:`total_busy` (a plain drain loop is vectorised by the compiler and a fused
+drain-and-sum loop is not: :ref:`bench-drivers` in ``docs/benchmarks.md`` has the
+measurement): after each step in a drawing loop, as each customer arrives in a block loop,
+which then holds one copy of the pass to compile (:ref:`bench-first-result`). Only the
+one-pass copies below allocate a second state vector; the others step ``w`` in place.
+The drawing drivers of a kernel whose join adds at one rank
 (:data:`recursions.model.maps.RANKED`) at 2 to
 :data:`recursions.engines._driver_compiler.ONE_PASS_SERVERS` servers
 are a further copy with ``PASS`` set: they write the joined and drained vector in one
@@ -182,16 +184,21 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
         # (bench-drivers); its warm-up adds up into scratch tables
         collect = True
     s = w.size
-    # the state lives in `cur`; the branch-free pass writes the next state into `spare` and
-    # the two swap (copied back into w at the end)
-    cur = np.empty(s)
-    copy_into(cur, w)
-    spare = np.empty(s)
+    # the state lives in `cur`: w itself, except in the branch-free pass, which writes the
+    # next state into `spare` and swaps the two (copied back into w at the end)
+    if PASS:
+        cur = np.empty(s)
+        copy_into(cur, w)
+        spare = np.empty(s)
+    else:
+        cur = w
+        spare = w
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     off = grid.size + 1
     c = np.empty(acc.shape[1])  # the batch's sums, loaded from acc before any use (collect)
-    u = np.empty(m)
+    if DRAW:
+        u = np.empty(m)  # the routing uniforms of one customer
     b = (t0 * nbatch) // total if collect else 0
     next_start = batch_start(b + 1, total, nbatch)
     next_sample = t0 + (-t0) % every  # the next t with t % every == 0 (no division per arrival)
@@ -211,11 +218,15 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
     if DRAW and n > 0:  # the samplers are the laws' own: no other law's code exists here
         next_sigma = DRAW_S(sp0 if PASS else spar[0], spar, gs)
         next_ta = DRAW_T(tp0 if PASS else tpar[0], tpar, gt)
+    # the total workload and busy servers of the state each customer sees: a drawing loop adds
+    # them up after each step (and here, for the first customer: at the top of the loop it was
+    # slower with some samplers), a block loop as each customer arrives (one copy of the pass
+    # to compile; bench-first-result)
     tot = 0.0
     busy = 0
+    if DRAW and not LEAN:
+        tot, busy = total_busy(cur)
     for k in range(n):
-        if collect and not LEAN:  # the state this customer sees (the one copy of this pass)
-            tot, busy = total_busy(cur)
         if DRAW:
             sigma = next_sigma
             ta = next_ta
@@ -233,6 +244,8 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
             sigma = sig[k]
             ta = tau[k]
             uk = U[k]
+            if collect:  # (LEAN is only ever set in drawing copies)
+                tot, busy = total_busy(cur)
         if collect:
             t = t0 + k
             if t >= next_start:
@@ -302,7 +315,10 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                 if not LEAN and found_hist:  # histogram of what was found
                     jf = bin0 if bin0 >= 0 and found == x0 else level_bin(grid, h, found)
                     hist[b, off + jf] += 1.0
-    copy_into(w, cur)
+        if DRAW and not LEAN:  # the state the next customer sees
+            tot, busy = total_busy(cur)
+    if PASS:
+        copy_into(w, cur)
     if collect:
         store_batch(acc, b, c)
 
