@@ -9,6 +9,8 @@ and runs it again with the same numbers first. Their pure-Python twins are in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from recursions.common import jit
@@ -150,28 +152,48 @@ def path_exceeds(u, s, t, room):
 
 @jit
 def _lse(a):
-    m = a.max()
-    return m + np.log(np.sum(np.exp(a - m)))
+    """``log(sum(exp(a)))``, shifted by the largest entry.
+
+    Written as loops: numpy's array expressions (``np.exp(a - m)``, ``np.sum``) compiled
+    for about a second in the first ``perfect_sample`` of a process
+    (:ref:`bench-first-result`). The same numbers as those expressions: the largest entry
+    as ``a.max()`` finds it, and the sum in their order.
+    """
+    m = a[0]
+    for i in range(1, a.size):
+        if a[i] > m:
+            m = a[i]
+    total = 0.0
+    for i in range(a.size):
+        total += math.exp(a[i] - m)
+    return m + math.log(total)
 
 
 @jit
 def pick_tilt(margins, theta, uniform):
     """Mixture weights ``pi_i ~ exp(-theta y_i)`` (as logs) and the coordinate drawn."""
-    logpi = -theta * margins
-    logpi = logpi - _lse(logpi)
+    s = margins.size
+    logpi = np.zeros(s)  # np.zeros, as the walks allocate: one allocator to compile
+    for i in range(s):
+        logpi[i] = -theta * margins[i]
+    z = _lse(logpi)
+    for i in range(s):
+        logpi[i] -= z
     acc = 0.0
-    target = uniform
-    for j in range(margins.size):
-        acc += np.exp(logpi[j])
-        if target < acc:
+    for j in range(s):
+        acc += math.exp(logpi[j])
+        if uniform < acc:
             return logpi, j
-    return logpi, margins.size - 1
+    return logpi, s - 1
 
 
 @jit
 def log_lr(logpi, theta, end):
     """``log dP/dQ = -log sum_i pi_i exp(theta D_i)`` at the displacement ``D``."""
-    return -_lse(logpi + theta * end)
+    a = np.zeros(logpi.size)
+    for i in range(a.size):
+        a[i] = logpi[i] + theta * end[i]
+    return -_lse(a)
 
 
 @jit
