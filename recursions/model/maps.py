@@ -243,7 +243,7 @@ def split_join(w, sigma, u, params):
     return add_at_rank(w, p, w.size, p, sigma)
 
 
-@jit
+@jit(inline="always")
 def redundancy_class(params, u0):
     """Class index from the class uniform: the first ``j`` with ``u0 < cum_j``."""
     ncls = int(params[1])
@@ -302,10 +302,9 @@ DRAIN_LAST = {
 }
 """Kernels that are a join followed by ``drain(w, tau)``, with their join ``(w, sigma, u, params)``.
 
-For these the drivers run the join and do the drain themselves, adding the statistics of the
-drained vector in the same pass (:mod:`recursions.engines._driver_template`);
-``kernel(w, sigma, tau, u,
-params)`` is ``join`` then ``drain`` exactly, so the numbers are those of the kernel.
+For these the drivers run the join and do the drain themselves
+(:mod:`recursions.engines._driver_template`); ``kernel(w, sigma, tau, u, params)`` is
+``join`` then ``drain`` exactly, so the numbers are those of the kernel.
 """
 
 
