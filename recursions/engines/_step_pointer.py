@@ -51,6 +51,11 @@ class StepPointer(WrapperAddressProtocol):
 
     Numba types it by its signature alone, so a loop that takes it compiles once for every
     step (a step passed as itself is typed by its own identity, and the loop recompiled).
+    Where the step's map checked its contract in this process, the pointer is to the
+    bounds-checked copy that check compiled
+    (:func:`recursions.model._map_step_checks.checked_copy`): the same numbers, no second
+    compile of the step, and an index out of bounds raises ``IndexError`` rather than read
+    or write past an array.
 
     Examples
     --------
@@ -62,7 +67,13 @@ class StepPointer(WrapperAddressProtocol):
     def __init__(self, step: Any) -> None:
         from numba.core.errors import TypingError
 
-        self.step = step
+        from recursions.model._map_step_checks import checked_copy
+
+        # the copy a map's contract check compiled with bounds checking, where there is one:
+        # the same numbers (an index out of bounds raises), and the step is not compiled a
+        # second time for a short run (bench-first-result)
+        self.step = checked_copy(step) or step
+        step = self.step
         try:
             step.compile(SIGNATURE.args)
             returns = step.overloads[SIGNATURE.args].signature.return_type

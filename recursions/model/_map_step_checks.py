@@ -22,7 +22,8 @@ import numpy as np
 from recursions.common._jit import is_dispatcher, jit
 from recursions.common.codes import LOST
 
-__all__ = ["MapContractError", "MapStepError", "bounds_checked", "checking_kernel"]
+__all__ = ["MapContractError", "MapStepError", "bounds_checked", "checked_copy",
+           "checking_kernel"]
 
 
 class MapContractError(ValueError):
@@ -153,6 +154,17 @@ def bounds_checked(fn: Any, _seen: frozenset[int] = frozenset()) -> Any:
     checked = numba.njit(**options, boundscheck=True, cache=False)(copy)
     _CHECKED[id(fn)] = (fn, checked)
     return checked
+
+
+def checked_copy(fn: Any) -> Any:
+    """The bounds-checked copy of ``fn`` (:func:`bounds_checked`) compiled in this process, or None.
+
+    A map's contract check compiles that copy first; a short run may then call it in place
+    of ``fn`` (the same numbers, and an index out of bounds raises) rather than compile
+    ``fn`` too (:class:`recursions.engines._step_pointer.StepPointer`).
+    """
+    hit = _CHECKED.get(id(fn))
+    return hit[1] if hit is not None and hit[0] is fn else None
 
 
 def checking_kernel(step: Any, edges: np.ndarray, loss: bool, owner: Any) -> Any:

@@ -99,6 +99,27 @@ def test_a_steps_exception_is_raised_not_lost(way):
     assert res.p_wait.value >= 0.0
 
 
+@pytest.mark.parametrize("way", ["drawn", "blocks"])
+def test_a_checked_maps_short_run_calls_the_copy_its_check_compiled(monkeypatch, way):
+    from recursions.engines._step_pointer import SIGNATURE
+    from recursions.model._map_step_checks import checked_copy
+
+    step = numba.njit(least_of_two.py_func)  # a new dispatcher: nothing compiled yet
+    system = rc.Map(step, servers=4, uniforms=2)
+    pointer = rc.simulate(system, INPUT, steps=5000, rng=7)
+    assert step.signatures == []  # the short run compiled nothing of the step itself
+    assert checked_copy(step).signatures == [SIGNATURE.args]
+    with monkeypatch.context() as m:  # the map's own copy: the step compiled in, unchecked
+        m.setattr(we, "POINTER_ARRIVALS", 0)
+        own = rc.simulate(system, INPUT, steps=5000, rng=7)
+    for name in STATS:
+        assert getattr(pointer, name) == getattr(own, name), name
+    unchecked = numba.njit(least_of_two.py_func)  # check=False: no copy, the step itself
+    rc.simulate(rc.Map(unchecked, servers=4, uniforms=2, check=False), INPUT, steps=5000,
+                rng=7)
+    assert checked_copy(unchecked) is None and unchecked.signatures == [SIGNATURE.args]
+
+
 def test_long_runs_compile_the_map_into_its_own_copy():
     from recursions.engines._run_plan import make_plan
 
