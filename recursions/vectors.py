@@ -2,10 +2,7 @@
 
 A map works **in place** on a float64 vector ``w`` sorted ascending (or on consecutive blocks,
 each sorted). These compiled helpers do the common steps; call them from your own ``@njit``
-step function (see :class:`recursions.Map`). Each is inlined into the function that calls it
-(numba's ``inline="always"``): a step that calls them compiles as one function rather than
-one per helper, which shortens its first compile (:ref:`bench-first-result`), and the bounds
-checking of a map's contract check reaches inside them.
+step function (see :class:`recursions.Map`):
 
 ======================================  =================================================
 helper                                   what it does
@@ -42,7 +39,7 @@ __all__ = ["add_at_rank", "drain", "first_idle", "floyd_ranks", "kth_smallest",
            "least_of_d_rank", "random_rank", "resort"]
 
 
-@jit(inline="always")
+@jit
 def add_at_rank(w, lo, hi, r, sigma):
     """Add ``sigma`` to ``w[r]`` and restore the order of ``w[lo:hi]``; return the old ``w[r]``.
 
@@ -72,7 +69,7 @@ def add_at_rank(w, lo, hi, r, sigma):
     return old
 
 
-@jit(inline="always")
+@jit
 def drain(w, tau):
     """Subtract ``tau`` from every coordinate and take the positive part (order is kept).
 
@@ -88,7 +85,7 @@ def drain(w, tau):
         w[i] = v if v > 0.0 else 0.0
 
 
-@jit(inline="always")
+@jit
 def random_rank(u0, s):
     """Uniform rank in ``0 .. s-1`` from one uniform ``u0`` in ``[0, 1)``.
 
@@ -107,7 +104,7 @@ def random_rank(u0, s):
     return r if r < s else s - 1
 
 
-@jit(inline="always")
+@jit
 def least_of_d_rank(u0, d, s):
     """Smallest of ``d`` ranks drawn without replacement from ``0 .. s-1``, by inversion.
 
@@ -136,7 +133,7 @@ def least_of_d_rank(u0, d, s):
     return s - d
 
 
-@jit(inline="always")
+@jit
 def floyd_ranks(u, d, s, out):
     """Write ``d`` distinct ranks of ``0 .. s-1`` into ``out[:d]`` by Floyd's algorithm.
 
@@ -165,7 +162,7 @@ def floyd_ranks(u, d, s, out):
         out[q] = c
 
 
-@jit(inline="always")
+@jit
 def resort(w, lo, hi):
     """Restore the order of ``w[lo:hi]`` after some coordinates grew (insertion sort).
 
@@ -185,7 +182,7 @@ def resort(w, lo, hi):
         w[m] = x
 
 
-@jit(inline="always")
+@jit
 def kth_smallest(x, n, k, scratch):
     """The ``k``-th smallest of ``x[:n]`` (``1 <= k <= n``): ``np.sort(x[:n])[k - 1]``.
 
@@ -228,7 +225,7 @@ def kth_smallest(x, n, k, scratch):
     return scratch[k - 1]
 
 
-@jit(inline="always")
+@jit(inline="always")  # called with a literal 0 too: one function, not two compiles
 def _sift_down(a, i, n):
     """Sift ``a[i]`` down the max-heap ``a[:n]``."""
     x = a[i]
@@ -245,7 +242,7 @@ def _sift_down(a, i, n):
     a[i] = x
 
 
-@jit(inline="always")
+@jit
 def first_idle(w, lo, hi):
     """The first index in ``[lo, hi)`` with ``w[i] == 0`` (an idle server), or ``-1``.
 

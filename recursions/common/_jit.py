@@ -41,6 +41,25 @@ JIT_OPTIONS: dict[str, Any] = {
 }
 
 
+def inlined(fn: Any) -> Any:
+    """A copy of the compiled ``fn`` that numba inlines into the function calling it.
+
+    For the library's own kernels: a helper called as a function of its own compiles on its
+    own and then again inside its caller's module, in every first run (redundancy's map:
+    :ref:`bench-first-result`). The helpers of :mod:`recursions.vectors` stay functions of
+    their own for users' steps, which then compile only themselves after an edit, with
+    compile options of their own.
+
+    Examples
+    --------
+    >>> from recursions.common._jit import inlined
+    >>> from recursions.vectors import drain
+    >>> inlined(drain).targetoptions["inline"]
+    'always'
+    """
+    return jit(fn.py_func, inline="always")
+
+
 def jit(fn: F | None = None, *, parallel: bool = False, inline: str = "never") -> Any:
     """Compile ``fn`` with the project's jit options.
 

@@ -342,7 +342,8 @@ def compiled_drivers(step: Callable[..., Any], laws: tuple[int, int] | None = No
         ``run_chunk`` (without) on the one copy of the loop that calls its step through a
         pointer (:mod:`recursions.engines._step_pointer`), compiled once for every step and
         cached on disk, so a new or edited step costs only its own compile. The same
-        numbers; slower by a call per arrival (:func:`pointer_drivers`).
+        numbers; slower by a call per arrival, and by the bounds checks of a checked map's
+        step (:func:`pointer_drivers`).
 
     Returns
     -------

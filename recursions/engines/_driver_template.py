@@ -8,8 +8,7 @@ busy servers of the state each customer sees are added up in a pass of their own
 :func:`total_busy` (a plain drain loop is vectorised by the compiler and a fused
 drain-and-sum loop is not: :ref:`bench-drivers` in ``docs/benchmarks.md`` has the
 measurement): after each step in a drawing loop, as each customer arrives in a block loop,
-which then holds one copy of the pass to compile (:ref:`bench-first-result`). Only the
-one-pass copies below allocate a second state vector; the others step ``w`` in place.
+which then holds one copy of the pass to compile (:ref:`bench-first-result`).
 The drawing drivers of a kernel whose join adds at one rank
 (:data:`recursions.model.maps.RANKED`) at 2 to
 :data:`recursions.engines._driver_compiler.ONE_PASS_SERVERS` servers
@@ -184,15 +183,12 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
         # (bench-drivers); its warm-up adds up into scratch tables
         collect = True
     s = w.size
-    # the state lives in `cur`: w itself, except in the branch-free pass, which writes the
-    # next state into `spare` and swaps the two (copied back into w at the end)
-    if PASS:
-        cur = np.empty(s)
-        copy_into(cur, w)
-        spare = np.empty(s)
-    else:
-        cur = w
-        spare = w
+    # the state lives in `cur`, the loop's own (replications side by side in threads step
+    # rows of one array, which would share cache lines); the branch-free pass writes the next
+    # state into `spare` and the two swap; copied back into w at the end
+    cur = np.empty(s)
+    copy_into(cur, w)
+    spare = np.empty(s) if PASS else cur
     record = path.shape[0] > 0
     found_hist = hist.shape[1] >= 2 * (grid.size + 1)
     off = grid.size + 1
@@ -317,8 +313,7 @@ def advance(params, w, sig, tau, U, gs, scode, spar, gt, tcode, tpar, gu, m, dra
                     hist[b, off + jf] += 1.0
         if DRAW and not LEAN:  # the state the next customer sees
             tot, busy = total_busy(cur)
-    if PASS:
-        copy_into(w, cur)
+    copy_into(w, cur)
     if collect:
         store_batch(acc, b, c)
 

@@ -6,8 +6,9 @@ of compiling for every new or edited step. The copy compiled here instead binds 
 :func:`call_step`, which calls the step through a first-class function pointer carried with
 its parameters, ``params = (StepPointer(step), params)``: one loop per pair of law codes,
 compiled once (and cached on disk), and each new step costs only its own compile. The
-numbers are those of the compiled-in copy; the loop is slower by the call it cannot inline
-(measured on the benchmarks page, section :ref:`bench-first-result`), so the engines run it
+numbers are those of the compiled-in copy; the loop is slower by the call it cannot inline,
+and by the bounds checks of the copy of a checked map's step that it calls (:class:`StepPointer`;
+measured on the benchmarks page, section :ref:`bench-first-result`), so the engines run it
 for short runs only (:data:`recursions.engines._workload_engines.POINTER_ARRIVALS`).
 
 A step called through a pointer cannot raise into the loop: numba reports the exception as
@@ -55,7 +56,8 @@ class StepPointer(WrapperAddressProtocol):
     bounds-checked copy that check compiled
     (:func:`recursions.model._map_step_checks.checked_copy`): the same numbers, no second
     compile of the step, and an index out of bounds raises ``IndexError`` rather than read
-    or write past an array.
+    or write past an array (in these short runs; a long run's own copy of the loop runs the
+    step itself, unchecked).
 
     Examples
     --------
@@ -71,9 +73,10 @@ class StepPointer(WrapperAddressProtocol):
 
         # the copy a map's contract check compiled with bounds checking, where there is one:
         # the same numbers (an index out of bounds raises), and the step is not compiled a
-        # second time for a short run (bench-first-result)
-        self.step = checked_copy(step) or step
-        step = self.step
+        # second time for a short run (bench-first-result); a step compiled eagerly for its
+        # own signature is refused as itself (its copy would compile for any types)
+        checked = checked_copy(step) if getattr(step, "_can_compile", False) else None
+        self.step = step = checked or step
         try:
             step.compile(SIGNATURE.args)
             returns = step.overloads[SIGNATURE.args].signature.return_type

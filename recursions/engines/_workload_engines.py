@@ -386,7 +386,8 @@ POINTER_ARRIVALS = 1_000_000
 """The most arrivals (warm-up and measured, over the replications) of a run of a user's map
 on the loop that calls its step through a pointer (:mod:`recursions.engines._step_pointer`):
 compiled once for every step, so a new or edited map compiles only its step, and slower by
-a call per arrival, so longer runs compile the map into its own copy of the
+a call per arrival (and the bounds checks of a checked map's step), so longer runs compile
+the map into its own copy of the
 loop (the same numbers). Set from :ref:`bench-first-result`."""
 
 
