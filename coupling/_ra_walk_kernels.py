@@ -157,7 +157,8 @@ def _lse(a):
     Written as loops: numpy's array expressions (``np.exp(a - m)``, ``np.sum``) compiled
     for about a second in the first ``perfect_sample`` of a process
     (:ref:`bench-first-result`). The same numbers as those expressions: the largest entry
-    as ``a.max()`` finds it, and the sum in their order.
+    as ``a.max()`` finds it, and the sum in their order (numba's own scalar ``exp``; where
+    numba has Intel's SVML, the array expression could have used SVML's, within an ulp).
     """
     m = a[0]
     for i in range(1, a.size):
