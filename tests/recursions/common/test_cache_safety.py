@@ -34,6 +34,9 @@ if len(sys.argv) > 1:  # also a map of one's own, from userstep.py
     m = rc.Map(userstep.step, servers=2, name="mine")
     out["map"] = rc.simulate(m, rc.Poisson(1.0, rc.dists.Exponential(1.0)), steps=3000,
                              rng=3).p_wait.value
+    # one step of the map's own drivers compiles (or loads) the step itself: a short run
+    # calls the bounds-checked copy its contract check compiled, which numba does not cache
+    out["step"] = m.step([0.0, 1.0], sigma=2.0, tau=0.5).tolist()
 print(json.dumps(out))
 """
 
