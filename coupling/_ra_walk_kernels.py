@@ -154,9 +154,9 @@ def path_exceeds(u, s, t, room):
 def _lse(a):
     """``log(sum(exp(a)))``, shifted by the largest entry.
 
-    Written as loops: numpy's array expressions (``np.exp(a - m)``, ``np.sum``) compiled
-    for about a second in the first ``perfect_sample`` of a process
-    (:ref:`bench-first-result`). The same numbers as those expressions: the largest entry
+    Written as loops: numpy's array expressions (``np.exp(a - m)``, ``np.sum``) were most
+    of the compile of the first ``perfect_sample`` of a process (:ref:`bench-first-result`
+    has the figures). The same numbers as those expressions: the largest entry
     as ``a.max()`` finds it, and the sum in their order (numba's own scalar ``exp``; where
     numba has Intel's SVML, the array expression could have used SVML's, within an ulp).
     """
